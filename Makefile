@@ -1,0 +1,94 @@
+# Chatkeep: `make serve` and `make test` set up everything they need on a fresh machine.
+# Every step is a file target, so a second run does only what changed.
+
+SHELL := /bin/bash
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+# Pyodide 0.29.5 runs Python 3.13: the wheel must be py-compiled by the same version.
+PYTHON313 := $(shell for c in python3.13 "$$(pyenv prefix 3.13 2>/dev/null)/bin/python3" \
+	"$$(pyenv prefix 3.13.0 2>/dev/null)/bin/python3" /usr/bin/python3.13 /usr/local/bin/python3.13; do \
+	"$$c" -c 'import sys; assert sys.version_info[:2] == (3, 13)' >/dev/null 2>&1 && { echo "$$c"; break; }; done)
+
+VENV := .venv
+PY := $(VENV)/bin/python
+RUNTIME := build/runtime
+PYODIDE_FILES := pyodide.mjs pyodide.asm.js pyodide.asm.wasm pyodide-lock.json
+WIDGET_SOURCES := $(wildcard widget/*.py) pyproject.toml
+WHEEL := $(RUNTIME)/widget.whl
+TEST_WHEELS := build/test-wheels/.stamp
+BROWSER_STAMP := build/.browser
+
+.PHONY: setup serve test lint typecheck test-unit test-pyodide test-e2e bench clean
+.DELETE_ON_ERROR:
+
+setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp
+
+serve: setup
+	$(PY) -m server --host $(HOST) --port $(PORT)
+
+test: setup $(TEST_WHEELS) $(BROWSER_STAMP) lint typecheck test-pyodide test-unit-and-e2e
+
+lint: $(VENV)/.stamp
+	$(VENV)/bin/ruff check widget server tests e2e bench
+	$(VENV)/bin/ruff format --check widget server tests e2e bench
+
+typecheck: $(VENV)/.stamp
+	$(VENV)/bin/mypy
+
+test-pyodide: setup $(TEST_WHEELS)
+	node tests/pyodide/run.mjs
+
+.PHONY: test-unit-and-e2e
+test-unit-and-e2e: setup $(BROWSER_STAMP)
+	$(PY) -m pytest tests e2e
+
+bench: setup $(BROWSER_STAMP)
+	$(PY) -m bench
+
+$(VENV)/.stamp: pyproject.toml
+	@test -n "$(PYTHON313)" || { echo "Python 3.13 was not found (tried python3.13 and pyenv 3.13): install it, e.g. 'pyenv install 3.13'." >&2; exit 1; }
+	test -x $(PY) || $(PYTHON313) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[server,dev]"
+	touch $@
+
+static/node_modules/.package-lock.json: static/package.json static/package-lock.json
+	npm ci --prefix static --no-audit --no-fund
+
+# The widget wheel: built as pure Python, then py-compiled for Pyodide's Python 3.13.
+$(WHEEL): $(WIDGET_SOURCES) $(VENV)/.stamp
+	rm -rf build/dist && mkdir -p build/dist $(RUNTIME)
+	$(PY) -m build --wheel --no-isolation --outdir build/dist . >/dev/null
+	cd build/dist && ../../$(VENV)/bin/pyodide py-compile --silent *.whl
+	cp build/dist/*-cp313-*.whl $@
+
+# Pyodide's runtime, its standard library py-compiled (boots ~3x faster), and the vendored
+# browser packages, each with a .gz beside it for the server to send precompressed.
+$(RUNTIME)/.stamp: static/node_modules/.package-lock.json $(VENV)/.stamp
+	rm -rf $(RUNTIME)/pyodide $(RUNTIME)/vendor && mkdir -p $(RUNTIME)/pyodide $(RUNTIME)/vendor
+	cp $(addprefix static/node_modules/pyodide/,$(PYODIDE_FILES)) $(RUNTIME)/pyodide/
+	cp static/node_modules/pyodide/python_stdlib.zip $(RUNTIME)/pyodide/
+	cd $(RUNTIME)/pyodide && ../../../$(VENV)/bin/pyodide py-compile --silent python_stdlib.zip
+	cp static/node_modules/markdown-it/dist/browser/markdown-it.esm.min.mjs $(RUNTIME)/vendor/markdown-it.mjs
+	cp static/node_modules/dompurify/dist/purify.es.mjs $(RUNTIME)/vendor/dompurify.mjs
+	for f in $(RUNTIME)/pyodide/*.{mjs,js,json,wasm} $(RUNTIME)/vendor/*.mjs; do gzip -kf9 "$$f"; done
+	touch $@
+
+$(TEST_WHEELS): tests/pyodide/requirements.txt $(VENV)/.stamp
+	rm -rf build/test-wheels && mkdir -p build/test-wheels
+	$(PY) -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.13 \
+		--platform any --implementation py --abi none -d build/test-wheels -r $<
+	touch $@
+
+# Chromium for the browser tests: Debian's package where apt exists, else Playwright's own.
+$(BROWSER_STAMP): $(VENV)/.stamp
+	mkdir -p build
+	if [ -x /usr/bin/chromium ]; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else $(PY) -m playwright install chromium; fi
+	touch $@
+
+clean:
+	rm -rf build dist $(VENV) static/node_modules

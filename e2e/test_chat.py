@@ -1,0 +1,53 @@
+"""The whole path: the demo page, the worker booting Python, a streamed answer."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+BOOT_TIMEOUT = 60_000
+
+
+def open_chat(page: Page) -> None:
+    page.goto("/")
+    page.wait_for_function(
+        "document.querySelector('chat-widget').session.ready.then(() => true)", timeout=BOOT_TIMEOUT
+    )
+
+
+def send(page: Page, text: str) -> None:
+    page.get_by_role("textbox", name="Message").fill(text)
+    page.get_by_role("button", name="Send").click()
+
+
+def test_remembers_a_name_across_turns(page: Page) -> None:
+    open_chat(page)
+    send(page, "My name is Alice")
+    log = page.get_by_role("log", name="Conversation")
+    expect(log.locator("article[data-role=assistant]:not([aria-busy])")).to_have_count(1)
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    send(page, "What is my name?")
+    answer = log.locator("article[data-role=assistant]").nth(1)
+    expect(answer).to_contain_text("Alice")
+    expect(log.locator("article[data-role=user]")).to_have_count(2)
+
+
+def test_shows_progress_until_the_runtime_has_loaded(page: Page) -> None:
+    page.goto("/")
+    expect(page.get_by_role("progressbar")).to_be_attached()
+    expect(page.get_by_role("progressbar")).to_have_count(0, timeout=BOOT_TIMEOUT)
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+
+
+def test_enter_sends_and_stop_ends_a_streaming_answer(page: Page) -> None:
+    open_chat(page)
+    message = page.get_by_role("textbox", name="Message")
+    message.fill("Tell me something long please, about anything at all, many words")
+    message.press("Enter")
+    stop = page.get_by_role("button", name="Stop")
+    expect(stop).to_be_visible()
+    stop.click()
+    expect(page.get_by_role("button", name="Send")).to_be_visible()
+    answer = page.locator("article[data-role=assistant]")
+    expect(answer).to_have_count(1)
+    expect(answer).to_contain_text("Stopped before the answer was finished.")
+    expect(page.get_by_role("alert")).to_be_hidden()

@@ -1,0 +1,109 @@
+"""The Starlette application: demo page, static assets, health, models and the proxy."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+
+from .assets import Assets
+from .demo import DemoTransport
+from .errors import APIError
+from .limits import RateLimiter
+from .proxy import chat_completions
+from .settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = Environment(
+    loader=FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=select_autoescape(["html"]),
+)
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    static_dir: Path = ROOT / "static",
+    runtime_dir: Path = ROOT / "build" / "runtime",
+) -> Starlette:
+    """Build the app. `transport` replaces the upstream connection (tests, the demo model)."""
+    settings = settings or Settings()
+    if transport is None and settings.uses_demo_model:
+        transport = DemoTransport()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        timeout = httpx.Timeout(
+            settings.upstream_timeout, connect=min(10.0, settings.upstream_timeout)
+        )
+        # A small keep-alive pool: a large idle pool makes bursts of new streams slow.
+        limits = httpx.Limits(max_connections=200, max_keepalive_connections=8)
+        async with httpx.AsyncClient(transport=transport, timeout=timeout, limits=limits) as http:
+            app.state.http = http
+            yield
+
+    app = Starlette(
+        routes=[
+            Route("/", demo_page),
+            Route("/healthz", healthz),
+            Route("/api/models", list_models),
+            Route("/api/chat/completions", chat_completions, methods=["POST"]),
+            Mount("/static/runtime", Assets(directory=str(runtime_dir))),
+            Mount("/static", Assets(directory=str(static_dir))),
+        ],
+        middleware=[
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(settings.allowed_origins),
+                allow_methods=["GET", "POST"],
+                allow_headers=["content-type"],
+                max_age=600,
+            )
+        ],
+        exception_handlers={APIError: _api_error, HTTPException: _http_error},
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.rate_limiter = RateLimiter(settings.rate_limit)
+    return app
+
+
+async def demo_page(request: Request) -> Response:
+    settings: Settings = request.app.state.settings
+    html = TEMPLATES.get_template("index.html").render(
+        demo=settings.uses_demo_model, models=settings.models
+    )
+    return HTMLResponse(html)
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def list_models(request: Request) -> Response:
+    settings: Settings = request.app.state.settings
+    data = [{"id": model, "object": "model", "owned_by": "chatkeep"} for model in settings.models]
+    return JSONResponse({"object": "list", "data": data})
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, APIError)
+    return exc.response()
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if request.url.path.startswith("/api/") or exc.status_code == 405:
+        return APIError(exc.status_code, exc.detail, "http_error").response()
+    return Response(exc.detail, status_code=exc.status_code, media_type="text/plain")

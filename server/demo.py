@@ -1,0 +1,180 @@
+"""The built-in demo model: a deterministic, offline, OpenAI-compatible upstream.
+
+It is plugged in as the shared httpx client's transport, so a demo chat goes through exactly
+the proxy code a real upstream does. It streams its answers in several chunks, remembers a
+name it was told, calls a `get_weather` tool when one is offered, and answers a title request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+NAME_TOLD = re.compile(r"\bmy name is\s+([^\s.,!?;:]+(?:\s+[A-Z][^\s.,!?;:]*)*)", re.IGNORECASE)
+NAME_ASKED = re.compile(r"\bwhat(?:'s| is) my name\b", re.IGNORECASE)
+WEATHER_ASKED = re.compile(r"\bweather\b.*?\bin\s+([A-Za-zÀ-ÿ][\w' -]*?)\s*[?.!]*$", re.IGNORECASE)
+TEMPERATURE = re.compile(r"(-?\d+(?:\.\d+)?)\s*°?\s*C\b")
+TITLE_REQUEST = "Write a title for this conversation"
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str = ""
+    tool_call: dict[str, Any] | None = None
+
+
+def demo_reply(messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Reply:
+    """What the demo model answers to a conversation (pure: the same input, the same answer)."""
+    if any(_text(m).startswith(TITLE_REQUEST) for m in messages if m.get("role") == "system"):
+        return Reply(_title_for(_text(messages[-1]) if messages else ""))
+    last = messages[-1] if messages else {}
+    if last.get("role") == "tool":
+        return Reply(f"Here is what {last.get('name') or 'the tool'} says: {_text(last)}")
+    question = _text(last).strip()
+    tool_names = {t.get("function", {}).get("name") for t in tools if isinstance(t, dict)}
+    if (match := WEATHER_ASKED.search(question)) and "get_weather" in tool_names:
+        city = match.group(1).strip().title()
+        call_id = f"call_weather_{len(messages)}"
+        arguments = json.dumps({"city": city})
+        return Reply(tool_call={"id": call_id, "name": "get_weather", "arguments": arguments})
+    if NAME_ASKED.search(question):
+        name = _told_name(messages[:-1])
+        return Reply(f"Your name is {name}." if name else "You have not told me your name yet.")
+    if (told := NAME_TOLD.search(question)) is not None:
+        return Reply(f"Nice to meet you, {told.group(1)}! I will remember your name.")
+    if re.search(r"\b(warm|hot|cold|chilly)\b", question, re.IGNORECASE):
+        return Reply(_judge_temperature(messages))
+    if not question:
+        return Reply("Say something and I will answer.")
+    return Reply(
+        "I am the Chatkeep demo model, running without a real language model. "
+        f"You said: “{question[:500]}”. Tell me your name, or ask about the weather in a city."
+    )
+
+
+def _told_name(messages: Sequence[dict[str, Any]]) -> str | None:
+    for message in reversed(messages):
+        if message.get("role") == "user" and (match := NAME_TOLD.search(_text(message))):
+            return match.group(1)
+    return None
+
+
+def _judge_temperature(messages: Sequence[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "tool" and (match := TEMPERATURE.search(_text(message))):
+            degrees = float(match.group(1))
+            verdict = "warm" if degrees >= 20 else "mild" if degrees >= 12 else "cold"
+            return f"Going by the report I have ({_text(message)}), {match.group(0)} is {verdict}."
+    return "I have no temperature to go by yet: ask me about the weather in a city first."
+
+
+def _title_for(text: str) -> str:
+    first = text.split("\n\n---\n\n")[0]
+    words = re.findall(r"[\w'’-]+", first)[:5]
+    return " ".join(words).capitalize() if words else "New conversation"
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+@dataclass
+class DemoTransport(httpx.AsyncBaseTransport):
+    """Answers `POST …/chat/completions` like an OpenAI-compatible server would."""
+
+    chunk_delay: float = 0.03
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
+            return httpx.Response(404, json={"error": {"message": "not found", "type": "x"}})
+        body = json.loads(await request.aread())
+        self.requests.append(body)
+        reply = demo_reply(body.get("messages", []), body.get("tools") or ())
+        if body.get("stream"):
+            chunks = _stream(reply, body, self.chunk_delay)
+            return httpx.Response(
+                200, headers={"content-type": "text/event-stream"}, stream=_ByteStream(chunks)
+            )
+        return httpx.Response(200, json=_completion(reply, body))
+
+
+class _ByteStream(httpx.AsyncByteStream):
+    def __init__(self, chunks: AsyncIterator[bytes]) -> None:
+        self._chunks = chunks
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._chunks:
+            yield chunk
+
+
+def _usage(body: dict[str, Any], reply: Reply) -> dict[str, int]:
+    prompt = sum(len(_text(m).split()) for m in body.get("messages", []))
+    completion = max(1, len(reply.text.split()))
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion}  # fmt: skip
+
+
+def _tool_calls(reply: Reply) -> list[dict[str, Any]]:
+    assert reply.tool_call is not None
+    call = reply.tool_call
+    function = {"name": call["name"], "arguments": call["arguments"]}
+    return [{"index": 0, "id": call["id"], "type": "function", "function": function}]
+
+
+def _completion(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if reply.tool_call:
+        message["tool_calls"] = [
+            {k: v for k, v in call.items() if k != "index"} for call in _tool_calls(reply)
+        ]
+    return {
+        "id": "chatcmpl-demo",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "demo"),
+        "choices": [{"index": 0, "message": message,
+                     "finish_reason": "tool_calls" if reply.tool_call else "stop"}],
+        "usage": _usage(body, reply),
+    }  # fmt: skip
+
+
+def _sse(body: dict[str, Any], choices: list[dict[str, Any]], **extra: Any) -> bytes:
+    chunk = {
+        "id": "chatcmpl-demo",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": body.get("model", "demo"),
+        "choices": choices,
+        **extra,
+    }
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+async def _stream(reply: Reply, body: dict[str, Any], delay: float) -> AsyncIterator[bytes]:
+    def delta(content: dict[str, Any], finish: str | None = None) -> bytes:
+        return _sse(body, [{"index": 0, "delta": content, "finish_reason": finish}])
+
+    yield delta({"role": "assistant", "content": ""})
+    if reply.tool_call:
+        await asyncio.sleep(delay)
+        yield delta({"tool_calls": _tool_calls(reply)})
+    for piece in re.findall(r"\S+\s*", reply.text):
+        await asyncio.sleep(delay)
+        yield delta({"content": piece})
+    yield delta({}, "tool_calls" if reply.tool_call else "stop")
+    if (body.get("stream_options") or {}).get("include_usage"):
+        yield _sse(body, [], usage=_usage(body, reply))
+    yield b"data: [DONE]\n\n"

@@ -1,0 +1,262 @@
+"""`POST /api/chat/completions`: checks a request, then relays it to the one upstream.
+
+The client chooses nothing about where a request goes: only documented Chat Completions
+fields are forwarded, to the configured URL, with the configured key. The upstream request
+starts inside the response, alongside a watcher for the client going away, so a disconnect
+at any moment (before the first byte too) closes the upstream request at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import httpx
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from .errors import APIError
+from .limits import read_body
+from .settings import Settings
+
+FORWARDED_FIELDS = frozenset(
+    {
+        "messages", "model", "stream", "stream_options", "temperature", "top_p", "n", "stop",
+        "max_tokens", "max_completion_tokens", "presence_penalty", "frequency_penalty",
+        "logit_bias", "logprobs", "top_logprobs", "tools", "tool_choice", "parallel_tool_calls",
+        "response_format", "seed", "user", "reasoning_effort", "modalities", "prediction",
+    }
+)  # fmt: skip
+SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+MAX_ERROR_BODY = 64 * 1024
+
+
+async def chat_completions(request: Request) -> Response:
+    settings: Settings = request.app.state.settings
+    request.app.state.rate_limiter.check(client_key(request))
+    payload = clean_payload(await read_body(request, settings.max_body_bytes), settings)
+    return UpstreamResponse(request.app.state.http, settings, payload)
+
+
+def client_key(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:
+    """The request as it will be sent upstream: known fields only, model allowed, costs capped."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise APIError(400, "The request body is not valid JSON.", "invalid_json") from exc
+    if not isinstance(data, dict):
+        raise APIError(400, "The request body must be a JSON object.", "invalid_body")
+    payload = {key: value for key, value in data.items() if key in FORWARDED_FIELDS}
+    messages = payload.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise APIError(400, '"messages" must be a non-empty array.', "invalid_messages")
+    model = payload.setdefault("model", settings.default_model)
+    if model not in settings.models:
+        allowed = ", ".join(settings.models)
+        raise APIError(
+            400, f'The model "{str(model)[:100]}" is not available here. Use one of: {allowed}.',
+            "model_not_allowed",
+        )  # fmt: skip
+    for field in ("max_tokens", "max_completion_tokens"):
+        if field in payload:
+            payload[field] = _capped(payload[field], settings.max_tokens, field)
+    if "n" in payload:
+        payload["n"] = _capped(payload["n"], settings.max_choices, "n")
+    payload["stream"] = payload.get("stream") is True
+    if not payload["stream"]:
+        payload.pop("stream_options", None)
+    return payload
+
+
+def _capped(value: object, maximum: int, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise APIError(400, f'"{field}" must be a positive integer.', "invalid_parameter")
+    return min(value, maximum)
+
+
+class UpstreamResponse(Response):
+    """Relays one request to the upstream while watching for the client to disconnect."""
+
+    def __init__(
+        self, http: httpx.AsyncClient, settings: Settings, payload: dict[str, Any]
+    ) -> None:
+        super().__init__()
+        self.http = http
+        self.settings = settings
+        self.payload = payload
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async with anyio.create_task_group() as group:
+
+            async def watch_disconnect() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                group.cancel_scope.cancel()
+
+            group.start_soon(watch_disconnect)
+            await self._relay(send)
+            group.cancel_scope.cancel()
+
+    async def _relay(self, send: Send) -> None:
+        upstream = self.http.build_request(
+            "POST",
+            f"{self.settings.upstream or 'http://demo.invalid/v1'}/chat/completions",
+            json=self.payload,
+            headers=_auth_headers(self.settings),
+        )
+        try:
+            response = await self.http.send(upstream, stream=True)
+        except httpx.HTTPError as exc:
+            await _send_error(send, _upstream_error(exc))
+            return
+        try:
+            if response.status_code >= 400:
+                await _send_error(send, await _error_from_upstream(response))
+            elif self.payload["stream"]:
+                await self._relay_stream(response, send)
+            else:
+                await self._relay_whole(response, send)
+        finally:
+            await response.aclose()
+
+    async def _relay_whole(self, response: httpx.Response, send: Send) -> None:
+        try:
+            body = await response.aread()
+            data = json.loads(body)
+            if not isinstance(data, dict) or "choices" not in data:
+                raise ValueError("not a chat completion")
+        except httpx.HTTPError as exc:
+            await _send_error(send, _upstream_error(exc))
+            return
+        except ValueError:
+            await _send_error(send, APIError(502, BAD_ANSWER, "bad_upstream_response"))
+            return
+        await Response(json.dumps(data), media_type="application/json")({}, _no_receive, send)
+
+    async def _relay_stream(self, response: httpx.Response, send: Send) -> None:
+        headers = [(b"content-type", b"text/event-stream; charset=utf-8")]
+        headers += [(k.encode(), v.encode()) for k, v in SSE_HEADERS.items()]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+
+        async def body(chunk: bytes) -> None:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+
+        finished = False
+        try:
+            async for data in sse_data(response.aiter_lines()):
+                if data == "[DONE]":
+                    break
+                event = json.loads(data)
+                if not isinstance(event, dict):
+                    raise ValueError("an event that is not an object")
+                if "error" in event:
+                    raise APIError(502, _message_of(event["error"]), "upstream_error")
+                finished = finished or _has_finish_reason(event)
+                await body(b"data: " + data.encode() + b"\n\n")
+            else:
+                # Some servers end without [DONE]; an answer without a finish reason was cut off.
+                if not finished:
+                    raise APIError(
+                        502, "The model's answer was cut off. Try again.", "upstream_dropped"
+                    )
+            await body(b"data: [DONE]\n\n")
+        except APIError as exc:
+            await body(exc.sse_event())
+        except httpx.HTTPError as exc:
+            await body(_upstream_error(exc, started=True).sse_event())
+        except ValueError:
+            await body(APIError(502, BAD_ANSWER, "bad_upstream_response").sse_event())
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+BAD_ANSWER = "The model service sent an answer this server cannot read."
+
+
+async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
+    """The `data` of each Server-Sent Event; comments and other fields are dropped."""
+    data: list[str] = []
+    async for line in lines:
+        if not line:
+            if data:
+                yield "\n".join(data)
+                data = []
+        elif line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+    if data:
+        yield "\n".join(data)
+
+
+def _has_finish_reason(event: dict[str, Any]) -> bool:
+    choices = event.get("choices")
+    return isinstance(choices, list) and any(
+        isinstance(c, dict) and c.get("finish_reason") for c in choices
+    )
+
+
+def _auth_headers(settings: Settings) -> dict[str, str]:
+    return {"authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+
+
+async def _no_receive() -> dict[str, Any]:  # pragma: no cover - never awaited
+    return {"type": "http.disconnect"}
+
+
+async def _send_error(send: Send, error: APIError) -> None:
+    await error.response()({}, _no_receive, send)
+
+
+def _upstream_error(exc: httpx.HTTPError, *, started: bool = False) -> APIError:
+    if isinstance(exc, httpx.TimeoutException):
+        return APIError(
+            504, "The model service took too long to answer. Try again.", "upstream_timeout"
+        )
+    if started:
+        return APIError(
+            502, "The connection to the model service broke off mid-answer.", "upstream_dropped"
+        )
+    return APIError(
+        502, "The model service could not be reached. Try again later.", "upstream_unreachable"
+    )
+
+
+async def _error_from_upstream(response: httpx.Response) -> APIError:
+    """Map an upstream error status to ours; the upstream's own words only where they help."""
+    body = b""
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > MAX_ERROR_BODY:
+            break
+    try:
+        detail = _message_of(json.loads(body).get("error"))
+    except (ValueError, AttributeError):
+        detail = ""
+    status = response.status_code
+    if status in (401, 403):
+        return APIError(
+            502, "The model service refused this server's credentials.", "upstream_auth"
+        )
+    if status == 429:
+        return APIError(
+            429,
+            "The model service is busy or over its quota. Try again shortly.",
+            "upstream_rate_limited",
+        )
+    if 400 <= status < 500:
+        return APIError(
+            400, f"The model service rejected the request: {detail or status}", "upstream_rejected"
+        )
+    return APIError(502, "The model service failed to answer. Try again later.", "upstream_failed")
+
+
+def _message_of(error: object) -> str:
+    message = error.get("message") if isinstance(error, dict) else None
+    if isinstance(message, str):
+        return message[:500]
+    return "The model service reported an error."

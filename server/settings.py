@@ -1,0 +1,135 @@
+"""Server configuration, read once from flags and the environment.
+
+Every setting has a flag and an environment variable; a flag wins over the environment,
+which wins over the default. `OPTIONS` is the table the README reproduces.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+DEMO_MODEL = "demo"
+
+
+class SettingsError(ValueError):
+    """A setting has a value the server cannot use; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    upstream: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    models: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    max_body_bytes: int = 1_048_576
+    rate_limit: int = 60
+    upstream_timeout: float = 60.0
+    max_tokens: int = 4096
+    max_choices: int = 1
+    image_hosts: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.upstream is not None:
+            upstream = self.upstream.rstrip("/")
+            if not upstream.startswith(("http://", "https://")):
+                raise SettingsError(
+                    f"the upstream must be an http:// or https:// URL, not {upstream!r}"
+                )
+            object.__setattr__(self, "upstream", upstream)
+        if not self.models:
+            if self.upstream is not None:
+                raise SettingsError(
+                    "with an upstream, name the models it may serve: "
+                    "--model NAME or CHATKEEP_MODELS"
+                )
+            object.__setattr__(self, "models", (DEMO_MODEL,))
+        for name in ("max_body_bytes", "max_tokens", "max_choices"):
+            if getattr(self, name) < 1:
+                raise SettingsError(f"{name} must be at least 1")
+        if self.rate_limit < 0 or self.upstream_timeout <= 0:
+            raise SettingsError("rate_limit must be 0 or more and upstream_timeout above 0")
+
+    @property
+    def uses_demo_model(self) -> bool:
+        return self.upstream is None
+
+    @property
+    def default_model(self) -> str:
+        return self.models[0]
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    flag: str
+    env: str
+    help: str
+    parse: Callable[[str], Any] = str
+    repeatable: bool = False
+
+
+def _csv(value: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in value.split(",") if item.strip())
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("host", "--host", "CHATKEEP_HOST", "address to listen on"),
+    Option("port", "--port", "CHATKEEP_PORT", "port to listen on", int),
+    Option("upstream", "--upstream", "CHATKEEP_UPSTREAM",
+           "base URL of an OpenAI-compatible API; none = the built-in demo model"),
+    Option("api_key", "--api-key", "CHATKEEP_API_KEY",
+           "sent upstream as a Bearer token, never to a browser (prefer the environment)"),
+    Option("models", "--model", "CHATKEEP_MODELS",
+           "allowed model ids; the first is the default", _csv, True),
+    Option("allowed_origins", "--allowed-origin", "CHATKEEP_ALLOWED_ORIGINS",
+           "other origins that may embed the widget and call the API", _csv, True),
+    Option("max_body_bytes", "--max-body-bytes", "CHATKEEP_MAX_BODY_BYTES",
+           "largest request body accepted", int),
+    Option("rate_limit", "--rate-limit", "CHATKEEP_RATE_LIMIT",
+           "requests per minute per client; 0 turns it off", int),
+    Option("upstream_timeout", "--upstream-timeout", "CHATKEEP_UPSTREAM_TIMEOUT",
+           "seconds to wait for the upstream to connect or send the next bytes", float),
+    Option("max_tokens", "--max-tokens", "CHATKEEP_MAX_TOKENS",
+           "most max_tokens / max_completion_tokens a request may ask for", int),
+    Option("max_choices", "--max-choices", "CHATKEEP_MAX_CHOICES",
+           "most completions (n) a request may ask for", int),
+    Option("image_hosts", "--image-host", "CHATKEEP_IMAGE_HOSTS",
+           "hosts whose images answers may show inline (others show as links)", _csv, True),
+)  # fmt: skip
+
+
+def load_settings(
+    argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None
+) -> Settings:
+    """Settings from command-line flags over environment variables over defaults."""
+    environ = os.environ if environ is None else environ
+    parser = argparse.ArgumentParser(prog="python -m server", description="Serve Chatkeep.")
+    for option in OPTIONS:
+        parser.add_argument(
+            option.flag,
+            dest=option.name,
+            action="append" if option.repeatable else "store",
+            help=f"{option.help} (env {option.env})",
+        )
+    args = vars(parser.parse_args(argv))
+    values: dict[str, Any] = {}
+    by_name = {f.name for f in fields(Settings)}
+    for option in OPTIONS:
+        assert option.name in by_name
+        raw = args[option.name]
+        try:
+            if option.repeatable and raw:
+                values[option.name] = tuple(v for item in raw for v in _csv(item))
+            elif raw is not None:
+                values[option.name] = option.parse(raw)
+            elif environ.get(option.env, "").strip():
+                values[option.name] = option.parse(environ[option.env].strip())
+        except ValueError as exc:
+            raise SettingsError(f"{option.flag} / {option.env}: {exc}") from exc
+    return Settings(**values)

@@ -1,0 +1,86 @@
+// The one message protocol between the page and the widget's worker, used on both sides.
+//
+//   request  {id, type, ...fields}   answered by   {id, result} | {id, error: {message, name}}
+//   event    {type: "event", kind, data}            (no id, no answer)
+//
+// Everything crossing is plain data (structured clone), never functions or proxies.
+
+/** @typedef {(message: any) => unknown | Promise<unknown>} Handler */
+
+export class Channel {
+  #port;
+  #handlers;
+  #pending = new Map();
+  #nextId = 1;
+  #prefix;
+
+  /**
+   * @param {Worker | MessagePort | DedicatedWorkerGlobalScope} port
+   * @param {Record<string, Handler>} handlers  requests this side answers, by type
+   * @param {string} prefix  distinguishes ids minted on each side
+   */
+  constructor(port, handlers, prefix) {
+    this.#port = port;
+    this.#handlers = handlers;
+    this.#prefix = prefix;
+    port.addEventListener("message", (event) => this.#receive(event.data));
+    if ("start" in port && typeof port.start === "function") port.start();
+  }
+
+  /** Send a request and resolve with its result (or reject with an Error carrying its message). */
+  request(type, fields = {}, transfer = []) {
+    const id = `${this.#prefix}${this.#nextId++}`;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#port.postMessage({ ...fields, id, type }, transfer);
+    });
+  }
+
+  /** Send an event: fire and forget. */
+  emit(kind, data) {
+    this.#port.postMessage({ type: "event", kind, data });
+  }
+
+  /** Reject every request still waiting: the other side is gone. */
+  close(reason) {
+    for (const { reject } of this.#pending.values()) reject(new Error(reason));
+    this.#pending.clear();
+  }
+
+  async #receive(message) {
+    if (!message || typeof message !== "object") return;
+    if (message.type === "event") {
+      this.#handlers.event?.(message);
+      return;
+    }
+    if (message.type === undefined) {
+      const waiting = this.#pending.get(message.id);
+      if (!waiting) return;
+      this.#pending.delete(message.id);
+      if ("error" in message) waiting.reject(toError(message.error));
+      else waiting.resolve(message.result);
+      return;
+    }
+    const handler = this.#handlers[message.type];
+    try {
+      if (!handler) throw new Error(`unknown request type "${message.type}"`);
+      const result = await handler(message);
+      this.#port.postMessage({ id: message.id, result: result ?? null });
+    } catch (error) {
+      this.#port.postMessage({ id: message.id, error: fromError(error) });
+    }
+  }
+}
+
+function fromError(error) {
+  if (error && typeof error === "object") {
+    return { name: String(error.name || "Error"), message: String(error.message || error) };
+  }
+  return { name: "Error", message: String(error) };
+}
+
+function toError({ name, message }) {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}

@@ -1,0 +1,184 @@
+"""The only browser-specific module: the session as the widget's Web Worker drives it.
+
+The worker's JavaScript owns transport (fetch, reading the event stream, storage calls to
+the page) and hands Python plain JSON text; Python owns every decision about the
+conversation. Each public method takes and returns JSON text, so nothing but strings and
+promises cross between the two runtimes, and an error arrives as `{"error": message}`
+rather than as a Python traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from pyodide.ffi import JsException  # type: ignore[import-not-found]
+
+from .errors import TurnError, WidgetError
+from .sessions import STOPPED, Session
+from .snapshots import read_snapshot
+from .tools import Tool
+
+Json = str
+
+
+class HostTransport:
+    """Model requests through the worker's `openStream`, one batch of chunks per await."""
+
+    def __init__(self, host: Any) -> None:
+        self.host = host
+
+    async def complete(self, request: dict[str, Any]) -> AsyncIterator[list[Any]]:
+        stream = self.host.openStream(json.dumps(request, ensure_ascii=False))
+        try:
+            while isinstance(batch := await stream.next(), str):
+                try:
+                    yield json.loads(batch)
+                except ValueError as exc:
+                    raise TurnError(
+                        "The model service sent an answer that cannot be read."
+                    ) from exc
+        except JsException as exc:
+            raise TurnError(_js_message(exc)) from exc
+        finally:
+            stream.close()
+
+
+class Bridge:
+    """What the worker calls. `host` is the worker's object of JavaScript callbacks."""
+
+    def __init__(self, host: Any, config: Json) -> None:
+        options = json.loads(config)
+        self.host = host
+        self.session = Session(instructions=options.get("instructions"), model=options.get("model"))
+        self.transport = HostTransport(host)
+        self.session.subscribe(self._changed)
+
+    # Every public method answers JSON text: {"result": …} or {"error": "…"}.
+
+    def state(self) -> Json:
+        return _ok(self._state())
+
+    async def send(self, text: str, attachments: Json = "[]") -> Json:
+        return await _answer(
+            self._turn(self.session.send(text, self.transport, attachments=json.loads(attachments)))
+        )
+
+    async def retry(self, index: int) -> Json:
+        return await _answer(self._turn(self.session.retry(index, self.transport)))
+
+    def stop(self) -> Json:
+        self.session.stop()
+        return _ok(None)
+
+    def save(self) -> Json:
+        return _ok(self.session.snapshot().to_dict())
+
+    def restore(self, snapshot: Json) -> Json:
+        return _call(
+            lambda: self.session.import_snapshot(snapshot) if snapshot else self.session.load(None)
+        )
+
+    def get_history(self) -> Json:
+        return _ok(self.session.get_history())
+
+    def set_history(self, messages: Json) -> Json:
+        return _call(lambda: self.session.set_history(json.loads(messages)))
+
+    def read_snapshot(self, value: Json) -> Json:
+        return _ok(read_snapshot(value))
+
+    def set_model(self, model: str) -> Json:
+        return _call(lambda: self.session.set_model(model))
+
+    def set_thinking(self, level: str) -> Json:
+        return _call(lambda: self.session.set_thinking(level))
+
+    def register_tool(self, spec: Json) -> Json:
+        data = json.loads(spec)
+        name = data["name"]
+
+        async def run(arguments: dict[str, Any]) -> str:
+            try:
+                return str(await self.host.callTool(name, json.dumps(arguments)))
+            except JsException as exc:
+                raise RuntimeError(_js_message(exc)) from exc
+
+        description = data.get("description") or ""
+        parameters = data.get("parameters") or {"type": "object", "properties": {}}
+        self.session.add_tool(Tool(name, description, parameters, run))
+        return _ok(None)
+
+    def unregister_tool(self, name: str) -> Json:
+        self.session.remove_tool(name)
+        return _ok(None)
+
+    # -- internals ---------------------------------------------------------------------
+
+    async def _turn(self, turn: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+        message = await turn
+        error = message.get("error")
+        if error and error != STOPPED:
+            self.host.emit("alert", json.dumps(error))
+        return message
+
+    def _state(self) -> dict[str, Any]:
+        session = self.session
+        return {
+            "id": session.id,
+            "title": session.title,
+            "model": session.model,
+            "thinking": session.thinking,
+            "messages": session.get_history(),
+            "draft": session.draft,
+            "busy": session.busy,
+            "usage": session.usage,
+        }
+
+    def _changed(self, kind: str) -> None:
+        if kind == "draft":
+            self.host.emit("draft", json.dumps(self.session.draft, ensure_ascii=False))
+        else:
+            self.host.emit("state", json.dumps(self._state(), ensure_ascii=False))
+
+
+def _ok(result: object) -> Json:
+    return json.dumps({"result": result}, ensure_ascii=False)
+
+
+def _fail(message: str) -> Json:
+    return json.dumps({"error": message}, ensure_ascii=False)
+
+
+def _call(action: Callable[[], object]) -> Json:
+    try:
+        action()
+    except WidgetError as exc:
+        return _fail(str(exc))
+    except ValueError as exc:  # JSON text from the page that does not parse
+        return _fail(f"invalid JSON: {exc}")
+    except Exception as exc:
+        return _internal_error(exc)
+    return _ok(None)
+
+
+async def _answer(turn: Awaitable[object]) -> Json:
+    try:
+        return _ok(await turn)
+    except WidgetError as exc:
+        return _fail(str(exc))
+    except Exception as exc:
+        return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> Json:
+    # A bug, not bad input: the traceback goes to the console, a sentence to the person.
+    traceback.print_exception(exc)
+    return _fail(f"Something went wrong inside the chat ({type(exc).__name__}: {exc}).")
+
+
+def _js_message(exc: Exception) -> str:
+    message = getattr(exc, "message", None) or str(exc)
+    return str(message).removeprefix("Error: ")

@@ -1,0 +1,104 @@
+"""Turning a stored conversation into a Chat Completions request body.
+
+What is stored and what is sent differ: instructions are prepended but never stored,
+attachments become content parts, and a failed turn is sent as the text it got to, if any.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .messages import Message
+from .tools import Tool
+
+TITLE_INSTRUCTIONS = (
+    "Write a title for this conversation: at most six words, no quotes, "
+    "no final full stop. Answer with the title only."
+)
+
+
+def chat_request(
+    messages: Sequence[Message],
+    *,
+    instructions: str | None,
+    model: str,
+    thinking: str,
+    tools: Iterable[Tool] = (),
+) -> dict[str, Any]:
+    """The streaming request that continues `messages`."""
+    body: dict[str, Any] = {}
+    if model:
+        body["model"] = model
+    prefix = [{"role": "system", "content": instructions}] if instructions else []
+    body["messages"] = prefix + [sent for m in messages if (sent := wire_message(m))]
+    body["stream"] = True
+    body["stream_options"] = {"include_usage": True}
+    specs = [tool.spec() for tool in tools]
+    if specs:
+        body["tools"] = specs
+    if thinking != "off":
+        body["reasoning_effort"] = thinking
+    return body
+
+
+def title_request(messages: Sequence[Message], *, model: str) -> dict[str, Any]:
+    """A small request asking the model to name the conversation from its first exchange."""
+    first_user = next((m["content"] for m in messages if m["role"] == "user"), "")
+    first_answer = next(
+        (m["content"] for m in messages if m["role"] == "assistant" and m.get("content")), ""
+    )
+    body: dict[str, Any] = {"model": model} if model else {}
+    body["messages"] = [
+        {"role": "system", "content": TITLE_INSTRUCTIONS},
+        {"role": "user", "content": f"{first_user[:2000]}\n\n---\n\n{first_answer[:2000]}"},
+    ]
+    body["stream"] = True
+    body["max_tokens"] = 32
+    return body
+
+
+def wire_message(message: Message) -> Message | None:
+    """One stored message as the upstream expects it, or `None` when there is nothing to send."""
+    role = message["role"]
+    if role == "assistant" and "error" in message:
+        # An interrupted answer is sent as the text it reached; its tool calls never ran.
+        return {"role": "assistant", "content": message["content"]} if message["content"] else None
+    sent: Message = {"role": role, "content": message["content"]}
+    if message.get("tool_calls"):
+        sent["tool_calls"] = message["tool_calls"]
+    if role == "tool":
+        sent["tool_call_id"] = message["tool_call_id"]
+        if "name" in message:
+            sent["name"] = message["name"]
+    if message.get("attachments"):
+        sent["content"] = content_parts(message["content"] or "", message["attachments"])
+    return sent
+
+
+def content_parts(text: str, attachments: Sequence[Message]) -> list[dict[str, Any]]:
+    """OpenAI content parts: the text, then each file as an image, inline text or a file."""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    for item in attachments:
+        data_url = f"data:{item['mime']};base64,{item['data']}"
+        if item["mime"].startswith("image/"):
+            parts.append({"type": "image_url", "image_url": {"url": data_url}})
+        elif (decoded := _as_text(item)) is not None:
+            parts.append({"type": "text", "text": f"File {item['name']}:\n\n{decoded}"})
+        else:
+            parts.append(
+                {"type": "file", "file": {"filename": item["name"], "file_data": data_url}}
+            )
+    return parts
+
+
+def _as_text(item: Message) -> str | None:
+    mime: str = item["mime"]
+    if not (mime.startswith("text/") or mime in ("application/json", "application/xml")):
+        return None
+    try:
+        return base64.b64decode(item["data"]).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None

@@ -1,0 +1,349 @@
+"""The session: one live conversation, the turn loop that extends it, and its snapshots.
+
+The session decides everything about the conversation; a `Transport` only carries requests
+to the model and batches of answer chunks back. In the browser the transport is the worker's
+`fetch`; in tests it is a fake that replays chunks.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from typing import Any, Protocol
+
+from . import snapshots
+from .errors import HistoryError, TurnError, WidgetError
+from .messages import Message, copy_message, pending_tool_calls, validate_messages
+from .requests import chat_request, title_request
+from .snapshots import THINKING_LEVELS, Snapshot
+from .streams import AnswerBuilder
+from .titles import clean_title, derive_title
+from .tools import Tool, tool_from_callable
+
+MAX_TOOL_ROUNDS = 8
+STOPPED = "Stopped before the answer was finished."
+
+
+class Transport(Protocol):
+    """Carries one request to the model; yields batches of parsed stream chunks."""
+
+    def complete(self, request: dict[str, Any]) -> AsyncIterator[list[Any]]: ...
+
+
+Listener = Callable[[str], None]
+
+
+class Session:
+    """A conversation with a model: history, choices (model, thinking level, title) and tools.
+
+    Listeners hear `"messages"` when the settled conversation changes, `"draft"` while an
+    answer streams, and `"meta"` when the title, model or thinking level change.
+    """
+
+    def __init__(
+        self,
+        *,
+        instructions: str | None = None,
+        tools: Iterable[Callable[..., Any] | Tool] = (),
+        model: str | None = None,
+        clock: Callable[[], int] | None = None,
+    ) -> None:
+        self.instructions = instructions
+        self.tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add_tool(tool)
+        self.default_model = model or ""
+        self._clock = clock or (lambda: int(time.time() * 1000))
+        self._listeners: list[Listener] = []
+        self.id = ""
+        self.created = self.updated = 0
+        self.model = self.default_model
+        self.thinking = "off"
+        self.provider: str | None = None
+        self._title = ""
+        self._messages: list[Message] = []
+        self._running = False
+        self._draft: AnswerBuilder | None = None
+        self._stop_requested = False
+        self.usage: dict[str, int] | None = None
+        self._reset(None)
+
+    # -- the conversation --------------------------------------------------------------
+
+    def get_history(self) -> list[Message]:
+        """A copy of the settled messages (no system message, no unfinished answer)."""
+        return [copy_message(m) for m in self._messages]
+
+    def set_history(self, messages: object) -> None:
+        """Validate, then replace the messages; on `HistoryError` nothing has changed."""
+        kept = validate_messages(messages, HistoryError)
+        self._require_idle()
+        self._messages = kept
+        self.updated = self._clock()
+        self.created = self.created or self.updated
+        self._emit("messages")
+
+    @property
+    def pending_tool_calls(self) -> list[Message]:
+        """Restored tool calls that have no result; nothing runs them by itself."""
+        return pending_tool_calls(self._messages)
+
+    @property
+    def draft(self) -> Message | None:
+        """The answer being streamed right now, if any."""
+        return self._draft.message() if self._draft else None
+
+    @property
+    def busy(self) -> bool:
+        return self._draft is not None or self._running
+
+    @property
+    def title(self) -> str:
+        return self._title or derive_title(self._messages)
+
+    @title.setter
+    def title(self, value: str) -> None:
+        self._title = clean_title(value)
+        self._emit("meta")
+
+    def set_model(self, model: str) -> None:
+        self.model = model
+        self._emit("meta")
+
+    def set_thinking(self, level: str) -> None:
+        if level not in THINKING_LEVELS:
+            raise WidgetError(
+                f'thinking must be one of {", ".join(THINKING_LEVELS)}, not "{level}"'
+            )
+        self.thinking = level
+        self._emit("meta")
+
+    # -- snapshots ---------------------------------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        """The settled conversation as a snapshot; an answer still streaming is left out."""
+        return Snapshot(
+            id=self.id,
+            title=self.title,
+            created=self.created,
+            updated=self.updated,
+            model=self.model,
+            thinking=self.thinking,
+            provider=self.provider,
+            messages=tuple(copy_message(m) for m in self._messages),
+        )
+
+    def export_snapshot(self) -> str:
+        """Version 1 snapshot JSON of the settled conversation."""
+        return snapshots.dumps(self.snapshot())
+
+    def import_snapshot(
+        self, text: str | bytes, max_size_bytes: int = snapshots.DEFAULT_MAX_SIZE_BYTES
+    ) -> None:
+        """Replace the conversation with a snapshot's, checked whole first (`SnapshotError`)."""
+        snapshot = snapshots.loads(text, max_size_bytes=max_size_bytes)
+        self._require_idle()
+        self.load(snapshot)
+
+    def load(self, snapshot: Snapshot | None) -> None:
+        """Open `snapshot` in place (or a new, empty conversation for `None`)."""
+        self._require_idle()
+        self._reset(snapshot)
+        self._emit("messages")
+        self._emit("meta")
+
+    @property
+    def is_empty(self) -> bool:
+        return not self._messages
+
+    # -- turns ---------------------------------------------------------------------------
+
+    async def send(
+        self, text: str, transport: Transport, *, attachments: Sequence[Message] = ()
+    ) -> Message:
+        """Add a user message and run the model (and its tool calls) until it answers."""
+        self._require_idle()
+        message: Message = {"role": "user", "content": text}
+        if attachments:
+            message["attachments"] = [dict(a) for a in attachments]
+        [message] = validate_messages([message], TurnError)
+        self._running = True  # busy from the first change listeners hear
+        self._append(message)
+        return await self._run(transport)
+
+    async def retry(self, index: int, transport: Transport) -> Message:
+        """Run the user message at `index` again, replacing everything after it."""
+        self._require_idle()
+        if not 0 <= index < len(self._messages) or self._messages[index]["role"] != "user":
+            raise TurnError(f"there is no user message at index {index} to retry")
+        self._running = True
+        self._messages = self._messages[: index + 1]
+        self._touch()
+        return await self._run(transport)
+
+    def fork(self, index: int) -> tuple[Snapshot, str]:
+        """A new conversation holding the turns before the user message at `index`, and its text."""
+        if not 0 <= index < len(self._messages) or self._messages[index]["role"] != "user":
+            raise TurnError(f"there is no user message at index {index} to fork from")
+        now = self._clock()
+        forked = Snapshot(
+            id=new_id(),
+            created=now if index else 0,
+            updated=now if index else 0,
+            model=self.model,
+            thinking=self.thinking,
+            provider=self.provider,
+            messages=tuple(copy_message(m) for m in self._messages[:index]),
+        )
+        return forked, self._messages[index]["content"] or ""
+
+    def stop(self) -> None:
+        """Ask the running turn to end; the transport is expected to abort its request too."""
+        if self.busy:
+            self._stop_requested = True
+
+    async def generate_title(self, transport: Transport) -> str:
+        """Ask the model to name the conversation; on any failure keep the derived title."""
+        try:
+            builder = AnswerBuilder()
+            request = title_request(self._messages, model=self.model)
+            async for batch in transport.complete(request):
+                for chunk in batch:
+                    builder.feed(chunk)
+        except WidgetError:
+            return self.title
+        title = clean_title(builder.text)
+        if title:
+            self.title = title
+        return self.title
+
+    def request(self) -> dict[str, Any]:
+        """The request body that continues the conversation as it stands."""
+        return chat_request(
+            self._messages,
+            instructions=self.instructions,
+            model=self.model,
+            thinking=self.thinking,
+            tools=self.tools.values(),
+        )
+
+    # -- tools and listeners -------------------------------------------------------------
+
+    def add_tool(self, tool: Callable[..., Any] | Tool) -> Tool:
+        made = tool_from_callable(tool)
+        self.tools[made.name] = made
+        return made
+
+    def remove_tool(self, name: str) -> None:
+        self.tools.pop(name, None)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener(kind)` on every change; returns the function that unsubscribes."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    # -- internals ---------------------------------------------------------------------
+
+    def _reset(self, snapshot: Snapshot | None) -> None:
+        self.id = snapshot.id if snapshot else new_id()
+        self._messages = [copy_message(m) for m in snapshot.messages] if snapshot else []
+        derived = derive_title(self._messages)
+        self._title = snapshot.title if snapshot and snapshot.title != derived else ""
+        self.created = snapshot.created if snapshot else 0
+        self.updated = snapshot.updated if snapshot else 0
+        self.model = snapshot.model if snapshot and snapshot.model else self.default_model
+        self.thinking = snapshot.thinking if snapshot else "off"
+        self.provider = snapshot.provider if snapshot else None
+        self.usage = None
+        self._running = False
+
+    async def _run(self, transport: Transport) -> Message:
+        self._running = True
+        self._stop_requested = False
+        try:
+            for _ in range(MAX_TOOL_ROUNDS):
+                answer = await self._stream_answer(transport)
+                if "error" in answer or not answer.get("tool_calls"):
+                    return answer
+                for call in answer["tool_calls"]:
+                    self._append(await self._run_tool(call))
+                    if self._stop_requested:
+                        return self._fail(AnswerBuilder(), STOPPED)
+            return self._fail(AnswerBuilder(), "The model kept calling tools without answering.")
+        finally:
+            self._running = False
+            self._draft = None
+            self._emit("messages")
+
+    async def _stream_answer(self, transport: Transport) -> Message:
+        builder = AnswerBuilder()
+        self._draft = builder
+        self._emit("draft")
+        try:
+            async for batch in transport.complete(self.request()):
+                for chunk in batch:
+                    builder.feed(chunk)
+                if self._stop_requested:
+                    break
+                self._emit("draft")
+        except TurnError as exc:
+            return self._fail(builder, STOPPED if self._stop_requested else str(exc))
+        if self._stop_requested:
+            return self._fail(builder, STOPPED)
+        if builder.finish_reason is None and not builder.content and not builder.tool_calls:
+            return self._fail(builder, "The model sent an empty answer. Try again.")
+        self.usage = builder.usage
+        message = builder.message()
+        self._draft = None
+        self._append(message)
+        return message
+
+    async def _run_tool(self, call: Message) -> Message:
+        name = call["function"]["name"]
+        result: Message = {"role": "tool", "tool_call_id": call["id"], "name": name}
+        tool = self.tools.get(name)
+        if tool is None:
+            result["content"] = f'Error: there is no tool named "{name}".'
+            return result
+        try:
+            arguments = json.loads(call["function"]["arguments"] or "{}")
+            if not isinstance(arguments, dict):
+                raise ValueError("arguments must be a JSON object")
+        except ValueError as exc:
+            result["content"] = f"Error: the arguments are not valid JSON ({exc})."
+            return result
+        try:
+            output = await tool.run(arguments)
+        except Exception as exc:  # a tool's failure is the model's to read, not the session's
+            output = f"Error: {exc}"
+        result["content"] = output if isinstance(output, str) else json.dumps(output)
+        return result
+
+    def _fail(self, builder: AnswerBuilder, reason: str) -> Message:
+        message: Message = {"role": "assistant", "content": builder.text, "error": reason}
+        self._draft = None
+        self._append(message)
+        return message
+
+    def _append(self, message: Message) -> None:
+        self._messages.append(message)
+        self._touch()
+
+    def _touch(self) -> None:
+        self.updated = self._clock()
+        self.created = self.created or self.updated
+        self._emit("messages")
+
+    def _require_idle(self) -> None:
+        if self.busy:
+            raise TurnError("An answer is still being written: stop it or wait for it to finish.")
+
+    def _emit(self, kind: str) -> None:
+        for listener in list(self._listeners):
+            listener(kind)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex

@@ -1,0 +1,90 @@
+"""Folding a streamed Chat Completions answer, chunk by chunk, into one assistant message."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import TurnError
+from .messages import Message
+
+
+@dataclass
+class AnswerBuilder:
+    """Accumulates `chat.completion.chunk` objects (or one whole `chat.completion`)."""
+
+    content: list[str] = field(default_factory=list)
+    tool_calls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    finish_reason: str | None = None
+    usage: dict[str, int] | None = None
+
+    def feed(self, chunk: object) -> None:
+        """Add one parsed chunk; raises `TurnError` for an error event from the server."""
+        if not isinstance(chunk, dict):
+            return
+        if chunk.get("error") is not None:
+            raise TurnError(_error_text(chunk["error"]))
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = {k: v for k, v in usage.items() if isinstance(v, int)}
+        choices = chunk.get("choices")
+        if not isinstance(choices, list):
+            return
+        for choice in choices:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or choice.get("message") or {}
+            if isinstance(delta, dict):
+                self._feed_delta(delta)
+            if isinstance(choice.get("finish_reason"), str):
+                self.finish_reason = choice["finish_reason"]
+
+    def message(self) -> Message:
+        """The assistant message so far (complete once the stream has ended)."""
+        text = "".join(self.content)
+        message: Message = {"role": "assistant", "content": text or None}
+        calls = [self._finished_call(i, c) for i, c in sorted(self.tool_calls.items())]
+        if calls:
+            message["tool_calls"] = calls
+        elif message["content"] is None:
+            message["content"] = ""
+        return message
+
+    @property
+    def text(self) -> str:
+        return "".join(self.content)
+
+    def _feed_delta(self, delta: dict[str, Any]) -> None:
+        if isinstance(delta.get("content"), str):
+            self.content.append(delta["content"])
+        calls = delta.get("tool_calls")
+        if not isinstance(calls, list):
+            return
+        for position, part in enumerate(calls):
+            if not isinstance(part, dict):
+                continue
+            index = part.get("index", position)
+            call = self.tool_calls.setdefault(index, {"id": "", "name": "", "arguments": []})
+            if isinstance(part.get("id"), str):
+                call["id"] = part["id"]
+            function = part.get("function")
+            if isinstance(function, dict):
+                if isinstance(function.get("name"), str):
+                    call["name"] += function["name"]
+                if isinstance(function.get("arguments"), str):
+                    call["arguments"].append(function["arguments"])
+
+    @staticmethod
+    def _finished_call(index: int, call: dict[str, Any]) -> Message:
+        return {
+            "id": call["id"] or f"call_{index}",
+            "type": "function",
+            "function": {"name": call["name"], "arguments": "".join(call["arguments"]) or "{}"},
+        }
+
+
+def _error_text(error: object) -> str:
+    message = error.get("message") if isinstance(error, dict) else None
+    if isinstance(message, str):
+        return message
+    return "The model service reported an error."
