@@ -75,7 +75,8 @@ async function fetchWheel() {
 
 /** 3. Unpack it into site-packages. */
 function installWidget(pyodide, wheel) {
-  pyodide.unpackArchive(wheel, "wheel");
+  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
+  pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
 }
 
 /** 4. The Python session, given the callbacks it needs from JavaScript. */

@@ -202,5 +202,11 @@ def is_valid_text(text: str) -> bool:
 
 
 def _describe(value: object) -> str:
-    text = value if isinstance(value, str) else repr(value)
+    # Never repr() a container: it may nest deeper than the stack allows.
+    if isinstance(value, str):
+        text = value
+    elif value is None or isinstance(value, (bool, int, float)):
+        text = repr(value) if not isinstance(value, int) or abs(value) < 10**20 else "a number"
+    else:
+        text = f"a {type(value).__name__}"
     return text if len(text) <= 40 else text[:37] + "..."

@@ -283,10 +283,10 @@ class Session:
         self._emit("draft")
         try:
             async for batch in transport.complete(self.request()):
+                if self._stop_requested:  # what arrives after "stop" is not shown
+                    break
                 for chunk in batch:
                     builder.feed(chunk)
-                if self._stop_requested:
-                    break
                 self._emit("draft")
         except TurnError as exc:
             return self._fail(builder, STOPPED if self._stop_requested else str(exc))

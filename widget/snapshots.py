@@ -8,6 +8,7 @@ Neither ever executes anything it reads: JSON only, no pickle.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,6 +26,8 @@ from .messages import (
 VERSION = 1
 THINKING_LEVELS = ("off", "low", "medium", "high")
 DEFAULT_MAX_SIZE_BYTES = 100 * 1024 * 1024
+MAX_NESTING = 64  # a version 1 snapshot nests 6 deep; tool arguments are text
+_BRACKETS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 _LATEST_TIME = 2**53  # the largest integer a JavaScript number holds exactly
 
 
@@ -79,6 +82,8 @@ def parse_json(text: str | bytes | bytearray) -> object:
             raise SnapshotError("the snapshot is not UTF-8 text") from exc
     if not isinstance(text, str):
         raise SnapshotError("a snapshot must be JSON text")
+    if nesting_depth(text) > MAX_NESTING:
+        raise SnapshotError("the snapshot is nested too deeply to be a conversation")
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except RecursionError as exc:
@@ -89,6 +94,23 @@ def parse_json(text: str | bytes | bytearray) -> object:
         ) from exc
     except ValueError as exc:  # NaN/Infinity, or an integer too long to convert
         raise SnapshotError(f"the snapshot is not valid JSON ({exc})") from exc
+
+
+def nesting_depth(text: str) -> int:
+    """How deeply arrays and objects nest in JSON text, strings skipped.
+
+    Checked before parsing because in Pyodide the parser's recursion can exhaust the
+    JavaScript stack (a fatal error) before Python's own recursion limit is reached.
+    """
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in "]}":
+            depth -= 1
+    return deepest
 
 
 def from_dict(data: object, *, max_size_bytes: int = DEFAULT_MAX_SIZE_BYTES) -> Snapshot:
