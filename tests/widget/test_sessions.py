@@ -105,8 +105,8 @@ def test_a_failed_turn_keeps_the_partial_answer_marked_and_retry_replaces_it() -
     session = Session()
     broken = ScriptedTransport([[text_chunk("Partial ans")], TurnError("The connection broke.")])
     failed = run(session.send("question", broken))
-    assert failed == {
-        "role": "assistant", "content": "Partial ans", "error": "The connection broke."}  # fmt: skip
+    assert failed["content"] == "Partial ans"
+    assert failed["error"] == "The connection broke."
     assert not session.busy
     transport = ScriptedTransport(answer("A whole answer."))
     run(session.retry(0, transport))

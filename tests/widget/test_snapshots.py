@@ -139,7 +139,8 @@ def test_read_snapshot_accepts_a_dict_or_json_text() -> None:
 @pytest.mark.parametrize(
     "value",
     [None, 5, "", "nope", [], {}, {"version": 1}, snapshot("x"),
-     snapshot(CONVERSATIONS[0], version=2), snapshot([{"role": "user", "content": "x"}], version=None), snapshot([]),
+     snapshot(CONVERSATIONS[0], version=2),
+     snapshot([{"role": "user", "content": "x"}], version=None), snapshot([]),
      snapshot([{"role": "alien"}]), float("nan")],
 )  # fmt: skip
 def test_read_snapshot_gives_none_for_unsupported_shapes(value: object) -> None:
