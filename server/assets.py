@@ -6,6 +6,7 @@ gzip the server sends that instead of compressing the 10 MB runtime on every req
 
 from __future__ import annotations
 
+import gzip
 import mimetypes
 import os
 
@@ -13,6 +14,8 @@ from starlette.datastructures import Headers
 from starlette.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
+
+ON_THE_FLY_LIMIT = 512 * 1024
 
 mimetypes.add_type("application/wasm", ".wasm")
 mimetypes.add_type("text/javascript", ".mjs")
@@ -42,11 +45,22 @@ class Assets(StaticFiles):
         }
         compressed = path + ".gz"
         accepts_gzip = "gzip" in _header(scope, b"accept-encoding")
+        response: Response
         if accepts_gzip and os.path.isfile(compressed):
             response = FileResponse(
                 compressed, stat_result=os.stat(compressed), media_type=media_type, headers=headers
             )
             response.headers["content-encoding"] = "gzip"
+        elif accepts_gzip and _compressible(media_type) and stat_result.st_size < ON_THE_FLY_LIMIT:
+            # Small source files (the element, the worker, CSS) are compressed as they are served.
+            original = FileResponse(
+                path, stat_result=stat_result, media_type=media_type, headers=headers
+            )
+            with open(path, "rb") as file:
+                body = gzip.compress(file.read(), compresslevel=6)
+            compressed_headers = {**original.headers, "content-encoding": "gzip"}
+            compressed_headers.pop("content-length", None)
+            response = Response(body, media_type=media_type, headers=compressed_headers)
         else:
             response = FileResponse(
                 path, stat_result=stat_result, media_type=media_type, headers=headers
@@ -54,6 +68,10 @@ class Assets(StaticFiles):
         if self.is_not_modified(response.headers, _request_headers(scope)):
             return Response(status_code=304, headers=_cache_headers(response))
         return response
+
+
+def _compressible(media_type: str) -> bool:
+    return media_type.startswith("text/") or media_type in ("application/json", "image/svg+xml")
 
 
 def _header(scope: Scope, name: bytes) -> str:

@@ -101,10 +101,10 @@ class UpstreamResponse(Response):
                 group.cancel_scope.cancel()
 
             group.start_soon(watch_disconnect)
-            await self._relay(send)
+            await self._relay(scope, send)
             group.cancel_scope.cancel()
 
-    async def _relay(self, send: Send) -> None:
+    async def _relay(self, scope: Scope, send: Send) -> None:
         upstream = self.http.build_request(
             "POST",
             f"{self.settings.upstream or 'http://demo.invalid/v1'}/chat/completions",
@@ -114,31 +114,36 @@ class UpstreamResponse(Response):
         try:
             response = await self.http.send(upstream, stream=True)
         except httpx.HTTPError as exc:
-            await _send_error(send, _upstream_error(exc))
+            await _send_error(scope, send, _upstream_error(exc))
             return
         try:
             if response.status_code >= 400:
-                await _send_error(send, await _error_from_upstream(response))
+                await _send_error(scope, send, await _error_from_upstream(response))
             elif self.payload["stream"]:
+                if not response.headers.get("content-type", "").startswith("text/event-stream"):
+                    await _send_error(
+                        scope, send, APIError(502, BAD_ANSWER, "bad_upstream_response")
+                    )
+                    return
                 await self._relay_stream(response, send)
             else:
-                await self._relay_whole(response, send)
+                await self._relay_whole(response, scope, send)
         finally:
             await response.aclose()
 
-    async def _relay_whole(self, response: httpx.Response, send: Send) -> None:
+    async def _relay_whole(self, response: httpx.Response, scope: Scope, send: Send) -> None:
         try:
             body = await response.aread()
             data = json.loads(body)
             if not isinstance(data, dict) or "choices" not in data:
                 raise ValueError("not a chat completion")
         except httpx.HTTPError as exc:
-            await _send_error(send, _upstream_error(exc))
+            await _send_error(scope, send, _upstream_error(exc))
             return
         except ValueError:
-            await _send_error(send, APIError(502, BAD_ANSWER, "bad_upstream_response"))
+            await _send_error(scope, send, APIError(502, BAD_ANSWER, "bad_upstream_response"))
             return
-        await Response(json.dumps(data), media_type="application/json")({}, _no_receive, send)
+        await Response(json.dumps(data), media_type="application/json")(scope, _no_receive, send)
 
     async def _relay_stream(self, response: httpx.Response, send: Send) -> None:
         headers = [(b"content-type", b"text/event-stream; charset=utf-8")]
@@ -208,8 +213,8 @@ async def _no_receive() -> dict[str, Any]:  # pragma: no cover - never awaited
     return {"type": "http.disconnect"}
 
 
-async def _send_error(send: Send, error: APIError) -> None:
-    await error.response()({}, _no_receive, send)
+async def _send_error(scope: Scope, send: Send, error: APIError) -> None:
+    await error.response()(scope, _no_receive, send)
 
 
 def _upstream_error(exc: httpx.HTTPError, *, started: bool = False) -> APIError:

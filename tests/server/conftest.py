@@ -1,0 +1,31 @@
+"""Server tests: the app in process, its upstream replaced by an httpx transport."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from server import Settings
+
+
+@pytest.fixture
+def runtime_dir(tmp_path: Path) -> Path:
+    """A stand-in for the built runtime folder, with a precompressed file."""
+    folder = tmp_path / "runtime"
+    (folder / "pyodide").mkdir(parents=True)
+    (folder / "pyodide" / "pyodide.asm.wasm").write_bytes(b"\0asm" + b"\1" * 1000)
+    import gzip
+
+    (folder / "pyodide" / "pyodide.asm.wasm.gz").write_bytes(gzip.compress(b"\0asm" + b"\1" * 1000))
+    (folder / "widget.whl").write_bytes(b"PK wheel")
+    return folder
+
+
+@pytest.fixture
+def upstream_settings() -> Settings:
+    return Settings(
+        upstream="https://models.example/v1/",
+        api_key="sk-SECRET-KEY-123",
+        models=("gpt-a", "gpt-b"),
+    )

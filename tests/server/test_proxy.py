@@ -1,0 +1,237 @@
+"""The proxy in process: what is forwarded, limits, and error mapping (upstream mocked)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from server import Settings, create_app
+
+Handler = Callable[[httpx.Request], Awaitable[httpx.Response]]
+KEY = "sk-SECRET-KEY-123"
+SSE = {"content-type": "text/event-stream"}
+
+
+class Chunks(httpx.AsyncByteStream):
+    def __init__(self, *parts: bytes | Exception) -> None:
+        self.parts = parts
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for part in self.parts:
+            if isinstance(part, Exception):
+                raise part
+            yield part
+
+
+def sse(*events: dict[str, Any] | str) -> list[bytes]:
+    return [f"data: {e if isinstance(e, str) else json.dumps(e)}\n\n".encode() for e in events]
+
+
+def delta(text: str, finish: str | None = None) -> dict[str, Any]:
+    choice = {"index": 0, "delta": {"content": text}, "finish_reason": finish}
+    return {"object": "chat.completion.chunk", "choices": [choice]}
+
+
+class Upstream:
+    """Records what reached the upstream and answers with `handler`."""
+
+    def __init__(self, handler: Handler | None = None) -> None:
+        self.requests: list[httpx.Request] = []
+        self.bodies: list[dict[str, Any]] = []
+        self.handler = handler or self.ok
+
+    async def ok(self, request: httpx.Request) -> httpx.Response:
+        if json.loads(request.content).get("stream"):
+            return httpx.Response(
+                200, headers=SSE, stream=Chunks(*sse(delta("Hi", "stop"), "[DONE]"))
+            )
+        return httpx.Response(200, json={"object": "chat.completion", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "Hi"}}]})  # fmt: skip
+
+    async def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        self.bodies.append(json.loads(request.content))
+        return await self.handler(request)
+
+
+def make_client(runtime_dir: Path, upstream: Upstream, **overrides: Any) -> TestClient:
+    settings = Settings(upstream="https://models.example/v1", api_key=KEY,
+                        models=("gpt-a", "gpt-b"), **overrides)  # fmt: skip
+    app = create_app(settings, transport=httpx.MockTransport(upstream), runtime_dir=runtime_dir)
+    return TestClient(app)
+
+
+def chat(**fields: Any) -> dict[str, Any]:
+    return {"model": "gpt-a", "messages": [{"role": "user", "content": "hi"}], **fields}
+
+
+def test_only_documented_fields_go_to_the_configured_upstream(runtime_dir: Path) -> None:
+    upstream = Upstream()
+    body = chat(temperature=0.2, api_base="https://evil.example", base_url="https://evil.example",
+                extra_headers={"x": "y"}, metadata={"base_url": "x"})  # fmt: skip
+    with make_client(runtime_dir, upstream) as http:
+        response = http.post(
+            "/api/chat/completions?base_url=https://evil.example",
+            json=body,
+            headers={"X-Base-Url": "https://evil.example", "Authorization": "Bearer user-key"},
+        )
+    assert response.status_code == 200
+    [request] = upstream.requests
+    assert str(request.url) == "https://models.example/v1/chat/completions"
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    assert "x-base-url" not in request.headers
+    assert upstream.bodies[0] == {"model": "gpt-a", "messages": body["messages"],
+                                  "temperature": 0.2, "stream": False}  # fmt: skip
+    assert KEY not in response.text
+
+
+def test_a_model_off_the_list_is_refused_before_any_upstream_call(runtime_dir: Path) -> None:
+    upstream = Upstream()
+    with make_client(runtime_dir, upstream) as http:
+        response = http.post("/api/chat/completions", json=chat(model="gpt-expensive"))
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "model_not_allowed"
+    assert "gpt-a, gpt-b" in error["message"]
+    assert upstream.requests == []
+
+
+def test_a_missing_model_uses_the_default(runtime_dir: Path) -> None:
+    upstream = Upstream()
+    with make_client(runtime_dir, upstream) as http:
+        http.post("/api/chat/completions", json={"messages": [{"role": "user", "content": "x"}]})
+    assert upstream.bodies[0]["model"] == "gpt-a"
+
+
+def test_costly_parameters_are_capped(runtime_dir: Path) -> None:
+    upstream = Upstream()
+    with make_client(runtime_dir, upstream, max_tokens=100) as http:
+        http.post(
+            "/api/chat/completions", json=chat(max_tokens=99999, max_completion_tokens=50, n=8)
+        )
+        bad = http.post("/api/chat/completions", json=chat(max_tokens="lots"))
+    assert upstream.bodies[0]["max_tokens"] == 100
+    assert upstream.bodies[0]["max_completion_tokens"] == 50
+    assert upstream.bodies[0]["n"] == 1
+    assert bad.status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b"{not json", "invalid_json"),
+        (b"[1]", "invalid_body"),
+        (b'{"model": "gpt-a"}', "invalid_messages"),
+    ],
+)
+def test_malformed_requests_get_a_clear_400(runtime_dir: Path, body: bytes, code: str) -> None:
+    with make_client(runtime_dir, Upstream()) as http:
+        response = http.post("/api/chat/completions", content=body)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
+
+
+def test_bodies_over_the_limit_get_413_with_or_without_a_length(runtime_dir: Path) -> None:
+    upstream = Upstream()
+    big = json.dumps(chat(padding="x" * 2000)).encode()
+
+    def chunked() -> Any:
+        yield big[:1000]
+        yield big[1000:]
+
+    with make_client(runtime_dir, upstream, max_body_bytes=1000) as http:
+        declared = http.post("/api/chat/completions", content=big)
+        streamed = http.post("/api/chat/completions", content=chunked())
+    for response in (declared, streamed):
+        assert response.status_code == 413
+        assert response.json()["error"]["type"] == "invalid_request_error"
+    assert upstream.requests == []
+
+
+def test_clients_over_the_rate_limit_get_429_with_retry_after(runtime_dir: Path) -> None:
+    with make_client(runtime_dir, Upstream(), rate_limit=2) as http:
+        statuses = [http.post("/api/chat/completions", json=chat()) for _ in range(3)]
+    assert [r.status_code for r in statuses] == [200, 200, 429]
+    assert 1 <= int(statuses[2].headers["retry-after"]) <= 60
+    assert statuses[2].json()["error"]["type"] == "rate_limit_error"
+
+
+@pytest.mark.parametrize(
+    ("failure", "status", "code"),
+    [
+        (httpx.ConnectError("refused"), 502, "upstream_unreachable"),
+        (httpx.ConnectTimeout("slow"), 504, "upstream_timeout"),
+        (httpx.ReadTimeout("slow"), 504, "upstream_timeout"),
+        (httpx.Response(500, text="boom"), 502, "upstream_failed"),
+        (httpx.Response(401, json={"error": {"message": f"bad key {KEY}"}}), 502, "upstream_auth"),
+        (httpx.Response(429), 429, "upstream_rate_limited"),
+        (
+            httpx.Response(400, json={"error": {"message": "context too long"}}),
+            400,
+            "upstream_rejected",
+        ),
+        (httpx.Response(200, text="<html>not json</html>"), 502, "bad_upstream_response"),
+    ],
+)
+def test_upstream_failures_before_streaming_are_openai_shaped(
+    runtime_dir: Path, failure: Exception | httpx.Response, status: int, code: str
+) -> None:
+    async def fail(request: httpx.Request) -> httpx.Response:
+        if isinstance(failure, Exception):
+            raise failure
+        return failure
+
+    with make_client(runtime_dir, Upstream(fail)) as http:
+        for stream in (False, True):
+            response = http.post("/api/chat/completions", json=chat(stream=stream))
+            assert response.status_code == status
+            assert response.json()["error"]["code"] == code
+            assert set(response.json()["error"]) == {"message", "type", "code"}
+            assert KEY not in response.text
+
+
+def streamed(http: TestClient) -> list[str]:
+    with http.stream("POST", "/api/chat/completions", json=chat(stream=True)) as response:
+        assert response.status_code == 200
+        return [line for line in response.iter_lines() if line]
+
+
+@pytest.mark.parametrize(
+    ("parts", "message"),
+    [
+        ([*sse(delta("Hel")), httpx.ReadError("connection reset")], "broke off mid-answer"),
+        ([*sse(delta("Hel"))], "was cut off"),
+        ([*sse(delta("Hel"), {"error": {"message": "overloaded"}})], "overloaded"),
+        ([*sse(delta("Hel")), b"data: {broken\n\n"], "cannot read"),
+    ],
+)
+def test_a_failure_after_streaming_began_ends_with_one_error_event(
+    runtime_dir: Path, parts: list[bytes | Exception], message: str
+) -> None:
+    async def drop(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers=SSE, stream=Chunks(*parts))
+
+    with make_client(runtime_dir, Upstream(drop)) as http:
+        lines = streamed(http)
+    assert json.loads(lines[0][6:])["choices"][0]["delta"]["content"] == "Hel"
+    errors = [json.loads(line[6:]) for line in lines if '"error"' in line]
+    assert len(errors) == 1 and lines[-1] == lines[-1] and '"error"' in lines[-1]
+    assert message in errors[0]["error"]["message"]
+    assert "[DONE]" not in lines[-1]
+
+
+def test_only_chat_completion_data_is_passed_through(runtime_dir: Path) -> None:
+    async def noisy(request: httpx.Request) -> httpx.Response:
+        parts = [b": keep-alive comment\n\n", b"event: ping\nid: 7\nretry: 10\n\n",
+                 *sse(delta("ok", "stop"), "[DONE]")]  # fmt: skip
+        return httpx.Response(200, headers=SSE, stream=Chunks(*parts))
+
+    with make_client(runtime_dir, Upstream(noisy)) as http:
+        lines = streamed(http)
+    assert lines == [f"data: {json.dumps(delta('ok', 'stop'))}", "data: [DONE]"]
