@@ -1,0 +1,1 @@
+"""Chatkeep's benchmarks: `make bench` (or `python -m bench`)."""

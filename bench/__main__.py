@@ -1,0 +1,118 @@
+"""Benchmarks: print a table and write bench/results.json.
+
+Targets are checked here, never in timed unit tests: each row says what it measured, the
+median of several runs, and the target it is held to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from server import Settings, create_app
+from server.demo import DemoTransport
+from widget import Session, read_snapshot
+from widget.history import History, MemoryKeyValue
+
+RESULTS = Path(__file__).parent / "results.json"
+
+
+def conversation(turns: int) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for i in range(turns):
+        messages.append({"role": "user", "content": f"Question {i}: " + "words " * 40})
+        messages.append({"role": "assistant", "content": f"Answer {i}: " + "more words " * 80})
+    return messages
+
+
+def timed(action: Callable[[], object], repeat: int = 7) -> float:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1000
+
+
+def bench_snapshots() -> list[dict[str, Any]]:
+    session = Session()
+    session.set_history(conversation(100))
+    text = session.export_snapshot()
+    return [
+        row("export_snapshot, 200 messages", timed(session.export_snapshot), 20, "ms"),
+        row(
+            "import_snapshot, 200 messages",
+            timed(lambda: Session().import_snapshot(text)),
+            30,
+            "ms",
+        ),
+        row("read_snapshot, 200 messages", timed(lambda: read_snapshot(text)), 30, "ms"),
+    ]
+
+
+def bench_history() -> list[dict[str, Any]]:
+    async def keep_many() -> None:
+        history = History(MemoryKeyValue(), limit=20)
+        session = Session()
+        for i in range(25):
+            session.load(None)
+            session.set_history(conversation(5 + i % 3))
+            await history.keep(session.snapshot())
+        await history.load()
+
+    return [
+        row(
+            "keep 25 conversations (limit 20) + reload list",
+            timed(lambda: asyncio.run(keep_many()), 3),
+            250,
+            "ms",
+        )
+    ]
+
+
+def bench_proxy() -> list[dict[str, Any]]:
+    async def first_bytes() -> list[float]:
+        app = create_app(Settings(), transport=DemoTransport(chunk_delay=0))
+        body = {"model": "demo", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+        samples = []
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
+                for _ in range(20):
+                    start = time.perf_counter()
+                    response = await client.post("/api/chat/completions", json=body)
+                    assert response.status_code == 200
+                    samples.append((time.perf_counter() - start) * 1000)
+        return samples
+
+    samples = asyncio.run(first_bytes())
+    return [row("proxied demo answer, in process (whole)", statistics.median(samples), 20, "ms")]
+
+
+def row(name: str, value: float, target: float, unit: str) -> dict[str, Any]:
+    return {"name": name, "value": round(value, 3), "target": target, "unit": unit,
+            "ok": value <= target}  # fmt: skip
+
+
+def main() -> int:
+    rows = bench_snapshots() + bench_history() + bench_proxy()
+    width = max(len(r["name"]) for r in rows)
+    print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
+    for r in rows:
+        value, target = f"{r['value']:.2f}{r['unit']}", f"{r['target']}{r['unit']}"
+        print(f"{r['name']:<{width}}  {value:>10}  {target:>8}  {'ok' if r['ok'] else 'OVER'}")
+    RESULTS.write_text(json.dumps({"python": sys.version.split()[0], "results": rows}, indent=2))
+    print(f"\nwritten to {RESULTS}")
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
