@@ -100,6 +100,11 @@ class Session:
         return self._draft is not None or self._running
 
     @property
+    def has_own_title(self) -> bool:
+        """True once a title was generated or set, rather than derived from the first message."""
+        return bool(self._title)
+
+    @property
     def title(self) -> str:
         return self._title or derive_title(self._messages)
 

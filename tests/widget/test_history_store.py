@@ -1,0 +1,229 @@
+"""Kept conversations: keys, limits, a full store, two tabs, unreadable entries."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from scripted import ScriptedTransport, answer, run
+
+from widget import Session
+from widget.conversations import Conversations
+from widget.history import History, MemoryKeyValue, StorageFull
+
+
+def conversation(text: str, updated: int, size: int = 10) -> Session:
+    clock = iter(range(updated, updated + 1000))
+    session = Session(clock=lambda: next(clock))
+    session.set_history(
+        [{"role": "user", "content": text}, {"role": "assistant", "content": "x" * size}]
+    )
+    return session
+
+
+def test_keys_are_prefixed_and_per_conversation() -> None:
+    store = MemoryKeyValue()
+    store.data["unrelated"] = "keep me"
+    history = History(store, prefix="app")
+    session = conversation("hello", 5)
+    run(history.keep(session.snapshot()))
+    assert set(store.data) == {"unrelated", f"app:meta:{session.id}", f"app:conv:{session.id}"}
+    assert json.loads(store.data[f"app:conv:{session.id}"])["messages"][0]["content"] == "hello"
+    assert store.data["unrelated"] == "keep me"
+
+
+def test_the_list_is_newest_first_and_survives_a_reload() -> None:
+    store = MemoryKeyValue()
+    history = History(store)
+    sessions = [conversation(f"chat {i}", 100 * i) for i in (1, 3, 2)]
+    for session in sessions:
+        run(history.keep(session.snapshot()))
+    reloaded = History(store)
+    run(reloaded.load())
+    assert [e.title for e in reloaded.entries()] == ["chat 3", "chat 2", "chat 1"]
+    snapshot = run(reloaded.read(sessions[0].id))
+    assert snapshot is not None and snapshot["messages"][0]["content"] == "chat 1"
+
+
+def test_past_the_limit_the_oldest_go_first() -> None:
+    store = MemoryKeyValue()
+    history = History(store, limit=20)
+    for i in range(21):
+        run(history.keep(conversation(f"chat {i}", 10 * (i + 1)).snapshot()))
+    titles = [e.title for e in history.entries()]
+    assert len(titles) == 20
+    assert "chat 0" not in titles and titles[0] == "chat 20"
+    assert len(store.data) == 40
+
+
+def test_a_full_store_gives_up_the_oldest_until_the_live_one_fits() -> None:
+    store = MemoryKeyValue(quota=3000)
+    history = History(store)
+    old = [conversation(f"old {i}", i + 1, size=600) for i in range(4)]
+    for session in old:
+        run(history.keep(session.snapshot()))
+    live = conversation("live", 100, size=1200)
+    run(history.keep(live.snapshot()))
+    titles = [e.title for e in history.entries()]
+    assert titles[0] == "live"
+    assert "old 0" not in titles and "old 3" in titles
+
+
+def test_a_conversation_too_large_alone_is_refused_and_nothing_is_damaged() -> None:
+    store = MemoryKeyValue(quota=2000)
+    history = History(store)
+    kept = conversation("kept", 1, size=500)
+    run(history.keep(kept.snapshot()))
+    before = dict(store.data)
+    huge = conversation("huge", 5, size=5000)
+    with pytest.raises(StorageFull, match="too large for this browser's storage"):
+        run(history.keep(huge.snapshot()))
+    # the older conversation was given up trying, but the live one never damaged anything else
+    assert all(store.data.get(k) in (None, v) for k, v in before.items())
+    assert f"chatkeep:conv:{huge.id}" not in store.data
+
+
+def test_unreadable_entries_are_skipped_and_left_untouched() -> None:
+    store = MemoryKeyValue()
+    good = conversation("good", 1)
+    run(History(store).keep(good.snapshot()))
+    planted = {
+        "chatkeep:meta:corrupt": "{not json",
+        "chatkeep:meta:truncated": '{"v": 1, "title": "Trunc',
+        "chatkeep:meta:newer": json.dumps({"v": 2, "title": "Future", "updated": 9, "rev": "r"}),
+        "chatkeep:meta:edited": json.dumps({"v": 1, "title": 5, "updated": "soon", "rev": "r"}),
+        "chatkeep:meta:badconv": json.dumps({"v": 1, "title": "Bad", "updated": 3, "rev": "r"}),
+        "chatkeep:conv:badconv": '{"version": 1, "messages": "nope"}',
+    }
+    store.data.update(planted)
+    history = History(store)
+    run(history.load())
+    assert [e.title for e in history.entries()] == ["Bad", "good"]
+    assert run(history.read("badconv")) is None
+    for key, value in planted.items():
+        assert store.data[key] == value
+
+
+def test_two_tabs_continuing_one_conversation_lose_no_turns() -> None:
+    store = MemoryKeyValue()
+    tab_a, tab_b = History(store), History(store)
+    session = conversation("shared", 1)
+    run(tab_a.keep(session.snapshot()))
+    run(tab_b.load())
+    snapshot = run(tab_b.read(session.id))
+    assert snapshot is not None
+    a_turn = session.snapshot().with_messages(
+        [*session.snapshot().messages, {"role": "user", "content": "from A"}]
+    )
+    b_turn = session.snapshot().with_messages(
+        [*session.snapshot().messages, {"role": "user", "content": "from B"}]
+    )
+    assert run(tab_a.keep(a_turn)) == session.id
+    b_id = run(tab_b.keep(b_turn))
+    assert b_id != session.id  # B's version is kept as a new conversation
+    contents = {
+        m["content"]
+        for key, text in store.data.items()
+        if key.startswith("chatkeep:conv:")
+        for m in json.loads(text)["messages"]
+    }
+    assert {"from A", "from B"} <= contents
+
+
+def test_another_tabs_changes_reach_the_list() -> None:
+    store = MemoryKeyValue()
+    tab_a, tab_b = History(store), History(store)
+    session = conversation("from A", 1)
+    run(tab_a.keep(session.snapshot()))
+    assert run(tab_b.changed(f"chatkeep:meta:{session.id}")) is True
+    assert [e.title for e in tab_b.entries()] == ["from A"]
+    run(tab_a.forget(session.id))
+    assert run(tab_b.changed(f"chatkeep:meta:{session.id}")) is True
+    assert tab_b.entries() == []
+    assert run(tab_b.changed("other:key")) is False
+
+
+# -- when the live conversation is stored ---------------------------------------------------
+
+
+def make(
+    generate_title: bool = False, *answers: list[object]
+) -> tuple[Conversations, MemoryKeyValue]:
+    store = MemoryKeyValue()
+    alerts: list[str] = []
+    ticks = iter(range(1, 10**6))
+    conversations = Conversations(
+        Session(clock=lambda: next(ticks)),
+        History(store),
+        ScriptedTransport(*answers),
+        generate_title=generate_title,
+        on_alert=alerts.append,
+    )
+    run(conversations.start())
+    return conversations, store
+
+
+def stored_conversations(store: MemoryKeyValue) -> list[dict[str, object]]:
+    return [json.loads(v) for k, v in store.data.items() if ":conv:" in k]
+
+
+def test_each_settled_turn_is_stored_and_empty_ones_never_are() -> None:
+    conversations, store = make(False, answer("Hi Alice"), answer("Alice"))
+    run(conversations.new())
+    assert store.data == {}
+    run(conversations.send("My name is Alice"))
+    [stored] = stored_conversations(store)
+    assert [m["content"] for m in stored["messages"]] == ["My name is Alice", "Hi Alice"]  # type: ignore[index]
+    run(conversations.send("What is my name?"))
+    [stored] = stored_conversations(store)
+    assert len(stored["messages"]) == 4  # type: ignore[arg-type]
+
+
+def test_a_generated_title_is_stored_and_a_failed_one_keeps_the_derived() -> None:
+    conversations, store = make(True, answer("Hello!"), answer("Greeting Alice"))
+    run(conversations.send("Hi, I am Alice"))
+    assert conversations.listing()[0]["title"] == "Greeting Alice"
+    assert stored_conversations(store)[0]["title"] == "Greeting Alice"
+    failing, store = make(True, answer("Hello!"))
+    run(failing.send("Plan a picnic"))
+    assert failing.listing()[0]["title"] == "Plan a picnic"
+
+
+def test_new_open_forget_and_fork() -> None:
+    conversations, _ = make(False, answer("one"), answer("two"), answer("three"))
+    run(conversations.send("first chat"))
+    first = conversations.session.id
+    run(conversations.new())
+    run(conversations.send("second chat"))
+    run(conversations.send("more"))
+    second = conversations.session.id
+    assert [e["id"] for e in conversations.listing()] == [second, first]
+    run(conversations.open(first))
+    assert conversations.session.get_history()[0]["content"] == "first chat"
+    text = run(conversations.fork(0))
+    assert text == "first chat" and conversations.session.is_empty
+    run(conversations.open(second))
+    text = run(conversations.fork(2))
+    assert text == "more"
+    assert len(conversations.listing()) == 3  # the fork holds the first turn of the second chat
+    run(conversations.forget(conversations.session.id))
+    assert conversations.session.is_empty
+    assert len(conversations.listing()) == 2
+
+
+def test_restore_is_strict_and_cuts_unanswered_calls() -> None:
+    conversations, _ = make()
+    call = {"id": "c", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+    snapshot = {
+        "version": 1, "id": "host1", "title": "From the host", "model": "m", "thinking": "low",
+        "messages": [{"role": "user", "content": "weather?"},
+                     {"role": "assistant", "content": None, "tool_calls": [call]}],
+    }  # fmt: skip
+    run(conversations.restore(snapshot))
+    session = conversations.session
+    assert (session.id, session.title, session.model, session.thinking) == (
+        "host1", "From the host", "m", "low")  # fmt: skip
+    assert session.get_history() == [{"role": "user", "content": "weather?"}]
+    with pytest.raises(ValueError, match="unsupported snapshot version"):
+        run(conversations.restore({"version": 3, "messages": []}))
+    assert session.id == "host1"

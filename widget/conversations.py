@@ -1,0 +1,141 @@
+"""The live conversation and the kept ones: what is stored, and when.
+
+After each settled turn, again when a generated title lands, before switching away (a new
+conversation, opening another, forking) and on dispose, the live conversation is stored.
+An empty conversation is never stored, and an answer still streaming never is either (a
+snapshot leaves it out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from .errors import WidgetError
+from .history import Entry, StorageFull
+from .messages import Message
+from .sessions import Session, Transport
+from .snapshots import Snapshot, from_dict, repair
+
+
+class Kept(Protocol):
+    """What `Conversations` needs of a history: `History` or `HostedHistory`."""
+
+    async def load(self) -> None: ...
+    def entries(self) -> list[Entry]: ...
+    def __contains__(self, conversation_id: str) -> bool: ...
+    async def read(self, conversation_id: str) -> dict[str, Any] | None: ...
+    async def keep(self, snapshot: Snapshot) -> str: ...
+    async def forget(self, conversation_id: str) -> None: ...
+    async def changed(self, key: str) -> bool: ...
+
+
+class Conversations:
+    """A session with its history. `history=None` keeps nothing (`history="off"`)."""
+
+    def __init__(
+        self,
+        session: Session,
+        history: Kept | None,
+        transport: Transport,
+        *,
+        generate_title: bool = False,
+        on_alert: Callable[[str], None] = lambda message: None,
+        on_list: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.session = session
+        self.history = history
+        self.transport = transport
+        self.generate_title = generate_title
+        self.on_alert = on_alert
+        self.on_list = on_list
+
+    async def start(self) -> None:
+        if self.history is not None:
+            await self.history.load()
+            self.on_list()
+
+    def listing(self) -> list[dict[str, Any]]:
+        return [entry.to_dict() for entry in self.history.entries()] if self.history else []
+
+    async def send(self, text: str, attachments: Sequence[Message] = ()) -> Message:
+        answer = await self.session.send(text, self.transport, attachments=attachments)
+        await self._settled(answer)
+        return answer
+
+    async def retry(self, index: int) -> Message:
+        answer = await self.session.retry(index, self.transport)
+        await self._settled(answer)
+        return answer
+
+    async def fork(self, index: int) -> str:
+        """Store the live conversation, open the turns before message `index`; its text back."""
+        forked, text = self.session.fork(index)
+        await self.keep()
+        self.session.load(forked)
+        await self.keep()
+        return text
+
+    async def new(self) -> None:
+        await self.keep()
+        self.session.load(None)
+
+    async def open(self, conversation_id: str) -> None:
+        if conversation_id == self.session.id:
+            return
+        if self.history is None or conversation_id not in self.history:
+            raise WidgetError("That conversation is no longer kept.")
+        data = await self.history.read(conversation_id)
+        if data is None:
+            raise WidgetError("That conversation could not be read. It was left as it is.")
+        await self.keep()
+        self.session.load(from_dict(data))
+
+    async def restore(self, value: object | None) -> None:
+        """Open a host-supplied snapshot (checked strictly), or a new conversation for `None`."""
+        if value is None:
+            await self.new()
+            return
+        snapshot = from_dict(value)
+        # A call still waiting for its result (or an approval) is cut, never re-run.
+        repaired = snapshot.with_messages(repair(list(snapshot.messages)))
+        await self.keep()
+        self.session.load(repaired)
+
+    async def forget(self, conversation_id: str) -> None:
+        if self.history is None:
+            return
+        await self.history.forget(conversation_id)
+        if conversation_id == self.session.id:
+            self.session.load(None)
+        self.on_list()
+
+    async def keep(self) -> None:
+        """Store the live conversation's settled state, unless it is empty."""
+        if self.history is None or self.session.is_empty:
+            return
+        try:
+            stored_as = await self.history.keep(self.session.snapshot())
+        except StorageFull as exc:
+            self.on_alert(str(exc))
+            return
+        if stored_as != self.session.id:
+            # Another tab moved this conversation on: ours continues as a new one.
+            self.session.id = stored_as
+        self.on_list()
+
+    async def storage_changed(self, key: str) -> None:
+        if self.history is not None and await self.history.changed(key):
+            self.on_list()
+
+    async def _settled(self, answer: Message) -> None:
+        await self.keep()
+        if self.generate_title and self._wants_title(answer):
+            await self.session.generate_title(self.transport)
+            await self.keep()
+
+    def _wants_title(self, answer: Message) -> bool:
+        history = self.session.get_history()
+        users = sum(1 for m in history if m["role"] == "user")
+        answered = any(m["role"] == "assistant" and "error" not in m for m in history)
+        return users == 1 and answered and "error" not in answer and not self.session.has_own_title
