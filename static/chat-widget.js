@@ -2,11 +2,19 @@
 // (./client.js) talks to the worker, where the Python session decides.
 
 import { WidgetClient } from "./client.js";
+import { HistoryView } from "./history-view.js";
 import { Transcript } from "./transcript.js";
 
 const STYLESHEET = new URL("./chat-widget.css", import.meta.url).href;
 const DEFAULT_ENDPOINT = new URL("/api", import.meta.url).href;
 const THINKING_LEVELS = ["off", "low", "medium", "high"];
+const HISTORY_MODES = ["local", "memory", "off"];
+
+const ICONS = {
+  clock: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/></svg>',
+  plus: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 5v14M5 12h14"/></svg>',
+  back: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M15 5l-7 7 7 7"/></svg>',
+};
 
 const TEMPLATE = `
 <link rel="stylesheet" href="${STYLESHEET}">
@@ -19,68 +27,100 @@ const TEMPLATE = `
         ${THINKING_LEVELS.map((level) => `<option value="${level}">${level}</option>`).join("")}
       </select>
     </div>
-    <button type="button" class="icon new" aria-label="New conversation" title="New conversation">
-      <svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 5v14M5 12h14"/></svg>
-    </button>
+    <button type="button" class="icon history-button" aria-label="History" title="History">${ICONS.clock}</button>
+    <button type="button" class="icon new" aria-label="New conversation" title="New conversation">${ICONS.plus}</button>
   </header>
   <div class="loading" role="progressbar" aria-label="Loading the chat"><span></span></div>
   <div class="alert" role="alert" hidden></div>
   <div class="transcript" role="log" aria-label="Conversation">
-    <p class="greeting">Hello! Ask me anything.</p>
+    <div class="greeting">
+      <p>Hello! Ask me anything.</p>
+      <section class="recent" hidden>
+        <h3>Recent</h3>
+        <ul role="list" aria-label="Recent conversations"></ul>
+        <button type="button" class="all">All conversations</button>
+      </section>
+    </div>
   </div>
   <form class="composer">
     <textarea aria-label="Message" rows="2" placeholder="Message"></textarea>
     <button type="submit" class="send">Send</button>
   </form>
   <p class="usage" aria-live="polite"></p>
+  <section class="history-page" aria-label="History" hidden>
+    <header>
+      <button type="button" class="icon back" aria-label="Back" title="Back">${ICONS.back}</button>
+      <h3>History</h3>
+      <input type="search" class="search" aria-label="Search conversations" placeholder="Search">
+    </header>
+    <ul class="conversations" role="list" aria-label="Conversations"></ul>
+    <p class="empty-history">No conversations kept yet.</p>
+  </section>
 </div>`;
+
+/** A promise with its resolve and reject, for `ready` before the element is connected. */
+function deferred() {
+  let resolve, reject;
+  const promise = new Promise((yes, no) => ((resolve = yes), (reject = no)));
+  return { promise, resolve, reject };
+}
 
 /** The host API, available at once on `element.session`; it answers after `ready`. */
 class SessionHandle {
-  #widget;
-  /** @param {ChatWidget} widget */
-  constructor(widget) {
-    this.#widget = widget;
+  #client;
+  /** @param {Promise<WidgetClient>} client */
+  constructor(client) {
+    this.#client = client;
   }
   get ready() {
-    return this.#widget.client.ready.then(() => undefined);
+    return this.#client.then((client) => client.ready).then(() => undefined);
+  }
+  async #request(type, fields = {}) {
+    const client = await this.#client;
+    return client.request(type, fields);
   }
   /** @param {string} text */
   async send(text) {
-    await this.#widget.client.send(String(text));
+    await (await this.#client).send(String(text));
   }
   save() {
-    return this.#widget.client.request("save");
+    return this.#request("save");
   }
   async restore(snapshot) {
-    await this.#widget.client.request("stop");
-    await this.#widget.client.request("restore", { snapshot: snapshot ?? null });
+    await this.#request("restore", { snapshot: snapshot ?? null });
   }
   /** @param {() => void} listener */
   subscribe(listener) {
     const notify = () => listener();
-    this.#widget.client.addEventListener("change", notify);
-    this.#widget.client.addEventListener("draft", notify);
+    let unsubscribed = false;
+    let remove = () => {};
+    this.#client.then((client) => {
+      if (unsubscribed) return;
+      for (const type of ["change", "draft"]) client.addEventListener(type, notify);
+      remove = () => {
+        for (const type of ["change", "draft"]) client.removeEventListener(type, notify);
+      };
+    });
     return () => {
-      this.#widget.client.removeEventListener("change", notify);
-      this.#widget.client.removeEventListener("draft", notify);
+      unsubscribed = true;
+      remove();
     };
   }
   getHistory() {
-    return this.#widget.client.request("getHistory");
+    return this.#request("getHistory");
   }
   async setHistory(messages) {
-    await this.#widget.client.request("setHistory", { messages });
+    await this.#request("setHistory", { messages });
   }
   async readSnapshot(value) {
     try {
-      return (await this.#widget.client.request("readSnapshot", { value })) ?? undefined;
+      return (await this.#request("readSnapshot", { value })) ?? undefined;
     } catch {
       return undefined;
     }
   }
   async dispose() {
-    this.#widget.client.dispose();
+    await (await this.#client).dispose();
   }
 }
 
@@ -90,14 +130,19 @@ export class ChatWidget extends HTMLElement {
     return this;
   }
 
-  /** @type {WidgetClient} */
-  client;
+  /** @type {WidgetClient | null} */
+  client = null;
   /** @type {SessionHandle} */
   session;
+  /** a host-owned history store; assign before the element is connected */
+  historyStore = null;
   #root;
-  #transcript;
+  #started = deferred();
+  #pendingTools = [];
   #elements;
-  #ready = false;
+  #transcript;
+  #historyView;
+  #disposed = false;
 
   constructor() {
     super();
@@ -110,52 +155,82 @@ export class ChatWidget extends HTMLElement {
       alert: $(".alert"),
       log: $(".transcript"),
       greeting: $(".greeting"),
+      recent: $(".recent"),
       form: $(".composer"),
       message: $("textarea"),
       send: $(".send"),
       model: $(".model"),
       thinking: $(".thinking"),
-      newConversation: $(".new"),
       usage: $(".usage"),
     };
     this.#transcript = new Transcript(this.#elements.log, (target, text) => {
       target.textContent = text;
     });
-    this.client = new WidgetClient({
-      endpoint: this.endpoint,
-      model: this.getAttribute("model"),
-      instructions: this.getAttribute("instructions"),
+    this.#historyView = new HistoryView(this.#root, {
+      open: (id) => this.#act("open", { id }),
+      forget: (id) => this.#act("forget", { id }),
+      rename: (id, title) => this.#act("rename", { id, title }),
     });
-    this.session = new SessionHandle(this);
-    this.#wire();
+    this.session = new SessionHandle(this.#started.promise);
   }
 
   get endpoint() {
     return this.getAttribute("endpoint") || DEFAULT_ENDPOINT;
   }
 
-  /** @param {import("./client.js").ToolDefinition} tool */
-  registerTool(tool) {
-    return this.client.registerTool(tool);
+  connectedCallback() {
+    if (this.client || this.#disposed) return;
+    const historyAttribute = this.getAttribute("history") ?? "memory";
+    const config = {
+      endpoint: this.endpoint,
+      model: this.getAttribute("model"),
+      instructions: this.getAttribute("instructions"),
+      history: this.historyStore ? "host" : HISTORY_MODES.includes(historyAttribute) ? historyAttribute : "memory",
+      prefix: this.getAttribute("storage-prefix") || "chatkeep",
+      maxConversations: Math.max(1, Number.parseInt(this.getAttribute("max-conversations") ?? "20", 10) || 20),
+      generateTitle: this.hasAttribute("generate-title"),
+    };
+    this.client = new WidgetClient(config, () => this.historyStore);
+    for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
+    this.#pendingTools = [];
+    this.#root.querySelector(".history-button").hidden = config.history === "off";
+    this.#wire(this.client);
+    this.#started.resolve(this.client);
   }
 
   disconnectedCallback() {
     // Moving the element within the page disconnects and reconnects it: only a removal ends it.
     queueMicrotask(() => {
-      if (!this.isConnected) this.session.dispose();
+      if (!this.isConnected && this.client && !this.#disposed) {
+        this.#disposed = true;
+        this.client.dispose().catch(() => {});
+      }
     });
   }
 
-  #wire() {
-    const { form, message, send, model, thinking, newConversation, log } = this.#elements;
-    this.client.addEventListener("change", () => this.#render());
-    this.client.addEventListener("draft", () => this.#render());
-    this.client.addEventListener("alert", (event) => this.#showAlert(/** @type {CustomEvent} */ (event).detail));
-    this.client.ready.then(
+  /** @param {import("./client.js").ToolDefinition} tool */
+  registerTool(tool) {
+    if (this.client) return this.client.registerTool(tool);
+    const registration = { unregister: () => {} };
+    this.#pendingTools.push([tool, registration]);
+    return () => {
+      this.#pendingTools = this.#pendingTools.filter(([, r]) => r !== registration);
+      registration.unregister();
+    };
+  }
+
+  /** @param {WidgetClient} client */
+  #wire(client) {
+    const { form, message, send, model, thinking, log, recent } = this.#elements;
+    client.addEventListener("change", () => this.#render());
+    client.addEventListener("draft", () => this.#render());
+    client.addEventListener("history", () => this.#renderHistory());
+    client.addEventListener("alert", (event) => this.#showAlert(/** @type {CustomEvent} */ (event).detail));
+    client.ready.then(
       () => {
-        this.#ready = true;
         this.#elements.loading.remove();
         this.#render();
+        this.#renderHistory();
         this.#loadModels();
       },
       (error) => {
@@ -165,56 +240,85 @@ export class ChatWidget extends HTMLElement {
     );
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      if (this.client.state.busy) this.client.stop();
+      if (client.state.busy) client.stop();
       else this.#sendDraft();
     });
     message.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
-        if (!this.client.state.busy) this.#sendDraft();
+        if (!client.state.busy) this.#sendDraft();
       }
     });
     send.disabled = true;
-    model.addEventListener("change", () => this.client.request("setModel", { model: model.value }));
-    thinking.addEventListener("change", () => this.client.request("setThinking", { level: thinking.value }));
-    newConversation.addEventListener("click", () => this.session.restore());
+    model.addEventListener("change", () => client.request("setModel", { model: model.value }));
+    thinking.addEventListener("change", () => client.request("setThinking", { level: thinking.value }));
+    this.#root.querySelector(".new").addEventListener("click", () => this.#act("restore", { snapshot: null }));
+    this.#root.querySelector(".history-button").addEventListener("click", () => this.#historyView.show());
+    recent.querySelector(".all").addEventListener("click", () => this.#historyView.show());
+    recent.addEventListener("click", (event) => {
+      const row = /** @type {HTMLElement} */ (event.target).closest("button[data-id]");
+      if (row) this.#act("open", { id: row.getAttribute("data-id") });
+    });
     log.addEventListener("click", (event) => {
       const target = /** @type {HTMLElement} */ (event.target).closest("button[data-action]");
-      if (target?.getAttribute("data-action") === "retry") {
-        this.#clearAlert();
-        this.client.request("retry", { index: Number(target.getAttribute("data-index")) });
+      const index = Number(target?.getAttribute("data-index"));
+      if (target?.getAttribute("data-action") === "retry") this.#act("retry", { index });
+      if (target?.getAttribute("data-action") === "fork") {
+        this.#act("fork", { index }).then((text) => {
+          if (typeof text === "string") {
+            message.value = text;
+            message.focus();
+          }
+        });
       }
     });
   }
 
+  /** Runs a request to the worker, showing its failure as an alert. */
+  async #act(type, fields) {
+    this.#clearAlert();
+    try {
+      return await /** @type {WidgetClient} */ (this.client).request(type, fields);
+    } catch (error) {
+      this.#showAlert(error.message);
+      return undefined;
+    }
+  }
+
   #sendDraft() {
+    const client = /** @type {WidgetClient} */ (this.client);
     const text = this.#elements.message.value.trim();
-    if (!text || !this.#ready) return;
+    if (!text || this.#elements.send.disabled) return;
     this.#elements.message.value = "";
     this.#clearAlert();
-    this.client.send(text).catch((error) => this.#showAlert(error.message));
+    client.send(text).catch((error) => this.#showAlert(error.message));
   }
 
   async #loadModels() {
+    const client = /** @type {WidgetClient} */ (this.client);
     const select = this.#elements.model;
     try {
       const response = await fetch(`${this.endpoint.replace(/\/+$/, "")}/models`);
       const { data } = await response.json();
       select.replaceChildren(...data.map(({ id }) => new Option(id, id)));
     } catch {
-      select.replaceChildren(new Option(this.client.state.model || "default", this.client.state.model));
+      select.replaceChildren(new Option(client.state.model || "default", client.state.model));
     }
-    if (this.client.state.model) select.value = this.client.state.model;
-    else if (select.options.length) this.client.request("setModel", { model: select.value });
+    if (client.state.model && [...select.options].some((o) => o.value === client.state.model)) {
+      select.value = client.state.model;
+    } else if (select.options.length) {
+      client.request("setModel", { model: select.value });
+    }
   }
 
   #render() {
-    const { state, draft } = this.client;
+    const client = /** @type {WidgetClient} */ (this.client);
+    const { state, draft } = client;
     const { title, send, greeting, thinking, model, usage } = this.#elements;
     title.textContent = state.title || "New conversation";
-    greeting.hidden = state.messages.length > 0;
+    greeting.hidden = state.messages.length > 0 || state.busy;
     this.#transcript.update(state.messages, draft);
-    send.disabled = !this.#ready;
+    send.disabled = false;
     send.textContent = state.busy ? "Stop" : "Send";
     send.classList.toggle("stop", state.busy);
     thinking.value = state.thinking;
@@ -223,6 +327,27 @@ export class ChatWidget extends HTMLElement {
       ? `${state.usage.prompt_tokens ?? 0} tokens in, ${state.usage.completion_tokens ?? 0} out`
       : "";
     if (draft || state.busy) this.#elements.log.scrollTop = this.#elements.log.scrollHeight;
+    this.#historyView.render(client.history, state.id);
+  }
+
+  #renderHistory() {
+    const client = /** @type {WidgetClient} */ (this.client);
+    this.#historyView.render(client.history, client.state.id);
+    const { recent } = this.#elements;
+    const list = recent.querySelector("ul");
+    const newest = client.history.filter((entry) => entry.id !== client.state.id).slice(0, 3);
+    list.replaceChildren(
+      ...newest.map((entry) => {
+        const item = document.createElement("li");
+        const open = document.createElement("button");
+        open.type = "button";
+        open.dataset.id = entry.id;
+        open.textContent = entry.title || "Untitled conversation";
+        item.append(open);
+        return item;
+      }),
+    );
+    recent.hidden = newest.length === 0;
   }
 
   #showAlert(text) {

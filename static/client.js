@@ -2,12 +2,17 @@
 // host page's tools. It decides nothing about the conversation; Python does.
 
 import { Channel } from "./rpc.js";
+import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage.js";
 
 /**
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
  *   name?: string, attachments?: any[], error?: string}} Message
  * @typedef {{id: string, title: string, model: string, thinking: string, messages: Message[],
  *   draft: Message | null, busy: boolean, usage: Record<string, number> | null}} SessionState
+ * @typedef {{id: string, title: string, updated: number}} HistoryEntry
+ * @typedef {{endpoint: string, model?: string | null, instructions?: string | null,
+ *   history: "local" | "memory" | "off" | "host", prefix: string, maxConversations: number,
+ *   generateTitle: boolean}} ClientConfig
  * @typedef {{name: string, description?: string, parameters?: object,
  *   handler: (args: any) => string | Promise<string>, approval?: boolean}} ToolDefinition
  */
@@ -19,6 +24,8 @@ export class WidgetClient extends EventTarget {
   state = { id: "", title: "", model: "", thinking: "off", messages: [], draft: null, busy: false, usage: null };
   /** @type {Message | null} the answer streaming right now */
   draft = null;
+  /** @type {HistoryEntry[]} kept conversations, newest first */
+  history = [];
   /** @type {Map<string, ToolDefinition>} */
   tools = new Map();
   /** asks the person before a tool marked `approval` runs; the view replaces it */
@@ -27,20 +34,32 @@ export class WidgetClient extends EventTarget {
   #worker;
   #channel;
   #ready;
+  #stopWatching = () => {};
 
-  /** @param {{endpoint: string, model?: string | null, instructions?: string | null}} config */
-  constructor(config) {
+  /**
+   * @param {ClientConfig} config
+   * @param {() => any} hostStore  the host page's `historyStore`, for `history: "host"`
+   */
+  constructor(config, hostStore = () => null) {
     super();
     this.#worker = createWorker(WORKER_URL);
     this.#channel = new Channel(this.#worker, {
       event: (message) => this.#onEvent(message),
       callTool: ({ name, arguments: args }) => this.#runTool(name, args),
+      storage: localStorageHandler(config.prefix),
+      historyStore: hostStoreHandler(hostStore),
     }, "p");
     this.#worker.addEventListener("error", (event) => {
       this.#channel.close(`The chat's worker failed: ${event.message || "it could not start"}.`);
     });
-    this.#ready = this.#channel.request("init", { config }).then(({ state }) => {
+    this.#ready = this.#channel.request("init", { config }).then(({ state, history }) => {
+      this.history = history;
       this.#setState(state);
+      if (config.history === "local") {
+        this.#stopWatching = watchOtherTabs(config.prefix, (key) => {
+          this.#channel.request("storageChanged", { key }).catch(() => {});
+        });
+      }
       return this;
     });
     this.#ready.catch(() => {}); // reported through `ready`; not an unhandled rejection here
@@ -82,9 +101,15 @@ export class WidgetClient extends EventTarget {
     };
   }
 
-  dispose() {
-    this.#channel.close("The chat was closed.");
-    this.#worker.terminate();
+  /** Stores the last complete state, then stops the worker. */
+  async dispose() {
+    this.#stopWatching();
+    try {
+      await this.request("dispose");
+    } finally {
+      this.#channel.close("The chat was closed.");
+      this.#worker.terminate();
+    }
   }
 
   async #runTool(name, argsText) {
@@ -103,6 +128,9 @@ export class WidgetClient extends EventTarget {
     else if (kind === "draft") {
       this.draft = value;
       this.dispatchEvent(new Event("draft"));
+    } else if (kind === "history") {
+      this.history = value;
+      this.dispatchEvent(new Event("history"));
     } else if (kind === "alert") {
       this.dispatchEvent(new CustomEvent("alert", { detail: value }));
     }

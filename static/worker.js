@@ -13,16 +13,35 @@ let endpoint = "";
 /** @type {Set<AbortController>} requests in flight, aborted by "stop" */
 const inFlight = new Set();
 
+/** The turn running now (a send or a retry), so that switching conversations can wait for it. */
+let turn = Promise.resolve();
+
 const channel = new Channel(self, {
   init: ({ config }) => boot(config),
-  send: ({ text, attachments }) => call("send", text, JSON.stringify(attachments ?? [])),
-  retry: ({ index }) => call("retry", index),
-  stop: () => {
-    for (const controller of inFlight) controller.abort();
-    return call("stop");
-  },
+  send: ({ text, attachments }) => track(call("send", text, JSON.stringify(attachments ?? []))),
+  retry: ({ index }) => track(call("retry", index)),
+  stop: () => stop(),
   save: () => call("save"),
-  restore: ({ snapshot }) => call("restore", snapshot == null ? "" : JSON.stringify(snapshot)),
+  restore: async ({ snapshot }) => {
+    await stop();
+    return call("restore", snapshot == null ? "" : JSON.stringify(snapshot));
+  },
+  open: async ({ id }) => {
+    await stop();
+    return call("open", id);
+  },
+  fork: async ({ index }) => {
+    await stop();
+    return call("fork", index);
+  },
+  forget: ({ id }) => call("forget", id),
+  rename: ({ id, title }) => call("rename", id, title),
+  history: () => call("history"),
+  storageChanged: ({ key }) => call("storage_changed", key),
+  dispose: async () => {
+    await stop();
+    return call("keep");
+  },
   getHistory: () => call("get_history"),
   setHistory: ({ messages }) => call("set_history", JSON.stringify(messages)),
   readSnapshot: ({ value }) => call("read_snapshot", JSON.stringify(value ?? null)),
@@ -32,6 +51,18 @@ const channel = new Channel(self, {
   unregisterTool: ({ name }) => call("unregister_tool", name),
   state: () => call("state"),
 }, "w");
+
+function track(promise) {
+  turn = promise.catch(() => {});
+  return promise;
+}
+
+/** Ends the running turn, if any, and waits until it has settled. */
+async function stop() {
+  for (const controller of inFlight) controller.abort();
+  await call("stop");
+  await turn;
+}
 
 /** Calls a bridge method; its JSON answer becomes a result or a rejected Error. */
 async function call(method, ...args) {
@@ -49,7 +80,12 @@ async function boot(config) {
   const [pyodide, wheel] = await Promise.all([loadRuntime(), fetchWheel()]);
   installWidget(pyodide, wheel);
   bridge = startBridge(pyodide, config);
-  return { bootMs: Math.round(performance.now() - started), state: await call("state") };
+  await call("start");
+  return {
+    bootMs: Math.round(performance.now() - started),
+    state: await call("state"),
+    history: await call("history"),
+  };
 }
 
 /** 1. Pyodide itself, with a standard library the build compiled to bytecode. */
@@ -96,7 +132,9 @@ function startBridge(pyodide, config) {
       };
     },
     callTool: (name, args) => channel.request("callTool", { name, arguments: args }),
+    storage: (op, key, value) => channel.request("storage", { op, key, value }),
+    historyStore: (op, args) => channel.request("historyStore", { op, args }),
     emit: (kind, json) => channel.emit(kind, json),
   };
-  return Bridge(host, JSON.stringify({ instructions: config.instructions ?? null, model: config.model ?? null }));
+  return Bridge(host, JSON.stringify(config));
 }

@@ -16,7 +16,9 @@ from typing import Any
 
 from pyodide.ffi import JsException  # type: ignore[import-not-found]
 
+from .conversations import Conversations, Kept
 from .errors import TurnError, WidgetError
+from .history import History, HostedHistory, MemoryKeyValue, StorageFull
 from .sessions import STOPPED, Session
 from .snapshots import read_snapshot
 from .tools import Tool
@@ -46,6 +48,68 @@ class HostTransport:
             stream.close()
 
 
+class PageKeyValue:
+    """localStorage of the host page, reached through the worker (workers have none)."""
+
+    def __init__(self, host: Any) -> None:
+        self.host = host
+
+    async def _call(self, op: str, key: str = "", value: str = "") -> Any:
+        return json.loads(await self.host.storage(op, key, value))
+
+    async def keys(self) -> list[str]:
+        return list(await self._call("keys"))
+
+    async def get(self, key: str) -> str | None:
+        value = await self._call("get", key)
+        return value if isinstance(value, str) else None
+
+    async def set(self, key: str, value: str) -> None:
+        if (await self._call("set", key, value)) == "full":
+            raise StorageFull("the browser's storage is full")
+
+    async def remove(self, key: str) -> None:
+        await self._call("remove", key)
+
+
+class PageHostStore:
+    """The host page's own `historyStore`, reached through the worker."""
+
+    def __init__(self, host: Any) -> None:
+        self.host = host
+
+    async def _call(self, op: str, *args: object) -> Any:
+        try:
+            return json.loads(await self.host.historyStore(op, json.dumps(args)))
+        except JsException as exc:
+            raise WidgetError(f"The page's history store failed: {_js_message(exc)}") from exc
+
+    async def list(self) -> list[dict[str, Any]]:
+        listed = await self._call("list")
+        return listed if isinstance(listed, list) else []
+
+    async def read(self, conversation_id: str) -> object:
+        return await self._call("read", conversation_id)
+
+    async def keep(self, conversation_id: str, snapshot: dict[str, Any], title: str) -> None:
+        await self._call("keep", conversation_id, snapshot, title)
+
+    async def forget(self, conversation_id: str) -> None:
+        await self._call("forget", conversation_id)
+
+
+def make_history(host: Any, options: dict[str, Any]) -> Kept | None:
+    mode = options.get("history", "memory")
+    prefix = options.get("prefix") or "chatkeep"
+    limit = int(options.get("maxConversations") or 20)
+    if mode == "off":
+        return None
+    if mode == "host":
+        return HostedHistory(PageHostStore(host))
+    store = PageKeyValue(host) if mode == "local" else MemoryKeyValue()
+    return History(store, prefix=prefix, limit=limit)
+
+
 class Bridge:
     """What the worker calls. `host` is the worker's object of JavaScript callbacks."""
 
@@ -54,7 +118,18 @@ class Bridge:
         self.host = host
         self.session = Session(instructions=options.get("instructions"), model=options.get("model"))
         self.transport = HostTransport(host)
+        self.conversations = Conversations(
+            self.session,
+            make_history(host, options),
+            self.transport,
+            generate_title=bool(options.get("generateTitle")),
+            on_alert=lambda message: host.emit("alert", json.dumps(message)),
+            on_list=lambda: host.emit("history", json.dumps(self.conversations.listing())),
+        )
         self.session.subscribe(self._changed)
+
+    async def start(self) -> Json:
+        return await _answer(self.conversations.start())
 
     # Every public method answers JSON text: {"result": …} or {"error": "…"}.
 
@@ -62,12 +137,11 @@ class Bridge:
         return _ok(self._state())
 
     async def send(self, text: str, attachments: Json = "[]") -> Json:
-        return await _answer(
-            self._turn(self.session.send(text, self.transport, attachments=json.loads(attachments)))
-        )
+        turn = self.conversations.send(text, json.loads(attachments))
+        return await _answer(self._turn(turn))
 
     async def retry(self, index: int) -> Json:
-        return await _answer(self._turn(self.session.retry(index, self.transport)))
+        return await _answer(self._turn(self.conversations.retry(index)))
 
     def stop(self) -> Json:
         self.session.stop()
@@ -76,10 +150,29 @@ class Bridge:
     def save(self) -> Json:
         return _ok(self.session.snapshot().to_dict())
 
-    def restore(self, snapshot: Json) -> Json:
-        return _call(
-            lambda: self.session.import_snapshot(snapshot) if snapshot else self.session.load(None)
-        )
+    async def restore(self, snapshot: Json) -> Json:
+        return await _answer(self.conversations.restore(json.loads(snapshot) if snapshot else None))
+
+    async def fork(self, index: int) -> Json:
+        return await _answer(self.conversations.fork(index))
+
+    async def open(self, conversation_id: str) -> Json:
+        return await _answer(self.conversations.open(conversation_id))
+
+    async def forget(self, conversation_id: str) -> Json:
+        return await _answer(self.conversations.forget(conversation_id))
+
+    async def rename(self, conversation_id: str, title: str) -> Json:
+        return await _answer(self.conversations.rename(conversation_id, title))
+
+    async def keep(self) -> Json:
+        return await _answer(self.conversations.keep())
+
+    async def storage_changed(self, key: str) -> Json:
+        return await _answer(self.conversations.storage_changed(key))
+
+    def history(self) -> Json:
+        return _ok(self.conversations.listing())
 
     def get_history(self) -> Json:
         return _ok(self.session.get_history())
@@ -167,7 +260,7 @@ def _call(action: Callable[[], object]) -> Json:
 async def _answer(turn: Awaitable[object]) -> Json:
     try:
         return _ok(await turn)
-    except WidgetError as exc:
+    except ValueError as exc:  # WidgetError, or JSON text from the page that does not parse
         return _fail(str(exc))
     except Exception as exc:
         return _internal_error(exc)

@@ -9,6 +9,7 @@ snapshot leaves it out).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from .errors import WidgetError
@@ -16,6 +17,7 @@ from .history import Entry, StorageFull
 from .messages import Message
 from .sessions import Session, Transport
 from .snapshots import Snapshot, from_dict, repair
+from .titles import clean_title
 
 
 class Kept(Protocol):
@@ -108,6 +110,19 @@ class Conversations:
         await self.history.forget(conversation_id)
         if conversation_id == self.session.id:
             self.session.load(None)
+        self.on_list()
+
+    async def rename(self, conversation_id: str, title: str) -> None:
+        if not title.strip():
+            raise WidgetError("A title needs at least one character.")
+        if conversation_id == self.session.id:
+            self.session.title = title
+            await self.keep()
+            return
+        if self.history is None or (data := await self.history.read(conversation_id)) is None:
+            raise WidgetError("That conversation could not be read. It was left as it is.")
+        snapshot = from_dict(data)
+        await self.history.keep(replace(snapshot, title=clean_title(title)))
         self.on_list()
 
     async def keep(self) -> None:

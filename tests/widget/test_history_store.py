@@ -227,3 +227,19 @@ def test_restore_is_strict_and_cuts_unanswered_calls() -> None:
     with pytest.raises(ValueError, match="unsupported snapshot version"):
         run(conversations.restore({"version": 3, "messages": []}))
     assert session.id == "host1"
+
+
+def test_rename_the_live_or_a_kept_conversation() -> None:
+    conversations, store = make(False, answer("one"), answer("two"))
+    run(conversations.send("first"))
+    first = conversations.session.id
+    run(conversations.rename(first, "  Live rename  "))
+    assert conversations.session.title == "Live rename"
+    run(conversations.new())
+    run(conversations.send("second"))
+    run(conversations.rename(first, "Renamed while closed"))
+    titles = {e["id"]: e["title"] for e in conversations.listing()}
+    assert titles[first] == "Renamed while closed"
+    assert json.loads(store.data[f"chatkeep:conv:{first}"])["title"] == "Renamed while closed"
+    with pytest.raises(ValueError, match="at least one character"):
+        run(conversations.rename(first, "   "))

@@ -1,0 +1,124 @@
+// The history page: every kept conversation, newest first, to open, rename or forget.
+
+/** @typedef {import("./client.js").HistoryEntry} HistoryEntry */
+
+const DATE_FORMAT = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+export class HistoryView {
+  #page;
+  #list;
+  #search;
+  #empty;
+  #actions;
+  /** @type {HistoryEntry[]} */
+  #entries = [];
+  #liveId = "";
+
+  /**
+   * @param {ShadowRoot} root
+   * @param {{open: (id: string) => unknown, forget: (id: string) => unknown,
+   *   rename: (id: string, title: string) => unknown}} actions
+   */
+  constructor(root, actions) {
+    this.#page = /** @type {HTMLElement} */ (root.querySelector(".history-page"));
+    this.#list = /** @type {HTMLElement} */ (this.#page.querySelector(".conversations"));
+    this.#search = /** @type {HTMLInputElement} */ (this.#page.querySelector(".search"));
+    this.#empty = /** @type {HTMLElement} */ (this.#page.querySelector(".empty-history"));
+    this.#actions = actions;
+    this.#page.querySelector(".back")?.addEventListener("click", () => this.hide());
+    this.#search.addEventListener("input", () => this.#draw());
+    this.#page.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && !(event.target instanceof HTMLInputElement && event.target.classList.contains("rename-field"))) this.hide();
+    });
+    this.#list.addEventListener("click", (event) => this.#onClick(event));
+  }
+
+  show() {
+    this.#page.hidden = false;
+    this.#search.value = "";
+    this.#draw();
+    this.#search.focus();
+  }
+
+  hide() {
+    this.#page.hidden = true;
+  }
+
+  /** @param {HistoryEntry[]} entries @param {string} liveId */
+  render(entries, liveId) {
+    if (entries === this.#entries && liveId === this.#liveId) return;
+    this.#entries = entries;
+    this.#liveId = liveId;
+    if (!this.#page.hidden) this.#draw();
+  }
+
+  #draw() {
+    const query = this.#search.value.trim().toLowerCase();
+    const shown = this.#entries.filter((entry) => !query || entry.title.toLowerCase().includes(query));
+    this.#list.replaceChildren(...shown.map((entry) => this.#row(entry)));
+    this.#empty.hidden = shown.length > 0;
+    this.#empty.textContent = this.#entries.length ? "No conversation matches." : "No conversations kept yet.";
+  }
+
+  /** @param {HistoryEntry} entry */
+  #row(entry) {
+    const item = document.createElement("li");
+    item.dataset.id = entry.id;
+    if (entry.id === this.#liveId) item.setAttribute("aria-current", "true");
+    const open = button(entry.title || "Untitled conversation", "open");
+    open.classList.add("open");
+    const when = document.createElement("time");
+    when.dateTime = new Date(entry.updated).toISOString();
+    when.textContent = entry.updated ? DATE_FORMAT.format(entry.updated) : "";
+    item.append(open, when, button("Rename", "rename"), button("Forget", "forget"));
+    return item;
+  }
+
+  /** @param {MouseEvent} event */
+  #onClick(event) {
+    const target = /** @type {HTMLElement} */ (event.target).closest("button[data-action]");
+    const item = target?.closest("li");
+    const id = item?.dataset.id;
+    if (!target || !item || !id) return;
+    const action = target.getAttribute("data-action");
+    if (action === "open") {
+      this.hide();
+      this.#actions.open(id);
+    } else if (action === "forget") {
+      this.#actions.forget(id);
+    } else if (action === "rename") {
+      this.#startRename(item, id);
+    }
+  }
+
+  #startRename(item, id) {
+    const entry = this.#entries.find((e) => e.id === id);
+    const field = document.createElement("input");
+    field.className = "rename-field";
+    field.value = entry?.title ?? "";
+    field.setAttribute("aria-label", "New title");
+    const open = item.querySelector("button.open");
+    open?.replaceWith(field);
+    field.focus();
+    field.select();
+    const finish = (save) => {
+      field.removeEventListener("blur", onBlur);
+      if (save && field.value.trim()) this.#actions.rename(id, field.value.trim());
+      this.#draw();
+    };
+    const onBlur = () => finish(true);
+    field.addEventListener("blur", onBlur);
+    field.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") finish(true);
+      if (event.key === "Escape") finish(false);
+    });
+  }
+}
+
+function button(label, action) {
+  const node = document.createElement("button");
+  node.type = "button";
+  node.textContent = label;
+  node.dataset.action = action;
+  return node;
+}
