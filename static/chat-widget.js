@@ -134,8 +134,7 @@ export class ChatWidget extends HTMLElement {
   client = null;
   /** @type {SessionHandle} */
   session;
-  /** a host-owned history store; assign before the element is connected */
-  historyStore = null;
+  #historyStore = null;
   #root;
   #started = deferred();
   #pendingTools = [];
@@ -167,11 +166,28 @@ export class ChatWidget extends HTMLElement {
       target.textContent = text;
     });
     this.#historyView = new HistoryView(this.#root, {
-      open: (id) => this.#act("open", { id }),
-      forget: (id) => this.#act("forget", { id }),
-      rename: (id, title) => this.#act("rename", { id, title }),
+      open: (conversationId) => this.#act("open", { conversationId }),
+      forget: (conversationId) => this.#act("forget", { conversationId }),
+      rename: (conversationId, title) => this.#act("rename", { conversationId, title }),
     });
     this.session = new SessionHandle(this.#started.promise);
+    // A page may set properties before this class is defined: take them over.
+    for (const name of ["historyStore"]) {
+      if (Object.prototype.hasOwnProperty.call(this, name)) {
+        const value = this[name];
+        delete this[name];
+        this[name] = value;
+      }
+    }
+  }
+
+  /** A host-owned history store; assign it before the element is connected. */
+  get historyStore() {
+    return this.#historyStore;
+  }
+
+  set historyStore(store) {
+    this.#historyStore = store;
   }
 
   get endpoint() {
@@ -257,7 +273,7 @@ export class ChatWidget extends HTMLElement {
     recent.querySelector(".all").addEventListener("click", () => this.#historyView.show());
     recent.addEventListener("click", (event) => {
       const row = /** @type {HTMLElement} */ (event.target).closest("button[data-id]");
-      if (row) this.#act("open", { id: row.getAttribute("data-id") });
+      if (row) this.#act("open", { conversationId: row.getAttribute("data-id") });
     });
     log.addEventListener("click", (event) => {
       const target = /** @type {HTMLElement} */ (event.target).closest("button[data-action]");

@@ -27,8 +27,12 @@ export class Channel {
     if ("start" in port && typeof port.start === "function") port.start();
   }
 
-  /** Send a request and resolve with its result (or reject with an Error carrying its message). */
+  /**
+   * Send a request and resolve with its result (or reject with an Error carrying its message).
+   * `fields` must not use the names `id` and `type`, which belong to the protocol.
+   */
   request(type, fields = {}, transfer = []) {
+    if ("id" in fields || "type" in fields) throw new TypeError(`"id" and "type" are reserved in ${type} requests`);
     const id = `${this.#prefix}${this.#nextId++}`;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });

@@ -26,16 +26,16 @@ const channel = new Channel(self, {
     await stop();
     return call("restore", snapshot == null ? "" : JSON.stringify(snapshot));
   },
-  open: async ({ id }) => {
+  open: async ({ conversationId }) => {
     await stop();
-    return call("open", id);
+    return call("open", conversationId);
   },
   fork: async ({ index }) => {
     await stop();
     return call("fork", index);
   },
-  forget: ({ id }) => call("forget", id),
-  rename: ({ id, title }) => call("rename", id, title),
+  forget: ({ conversationId }) => call("forget", conversationId),
+  rename: ({ conversationId, title }) => call("rename", conversationId, title),
   history: () => call("history"),
   storageChanged: ({ key }) => call("storage_changed", key),
   dispose: async () => {

@@ -181,7 +181,12 @@ class Bridge:
         return _call(lambda: self.session.set_history(json.loads(messages)))
 
     def read_snapshot(self, value: Json) -> Json:
-        return _ok(read_snapshot(value))
+        """`value` is JSON text of whatever the host passed: an object, or JSON text itself."""
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return _ok(None)
+        return _ok(read_snapshot(decoded))
 
     def set_model(self, model: str) -> Json:
         return _call(lambda: self.session.set_model(model))

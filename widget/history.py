@@ -166,19 +166,47 @@ class History:
         return stored is not None and stored.rev != known
 
     async def _write_making_room(self, conversation_id: str, text: str, meta: str) -> None:
+        """Write, giving up the oldest other conversations while the store is full.
+
+        If the conversation cannot fit even alone, what was given up is written back, so a
+        failed attempt damages nothing already stored.
+        """
+        existed = conversation_id in self._entries
         victims = [e.id for e in reversed(self.entries()) if e.id != conversation_id]
+        given_up: list[tuple[Entry, str | None, str | None]] = []
         while True:
             try:
                 await self.store.set(self._conv_key(conversation_id), text)
                 await self.store.set(self._meta_key(conversation_id), meta)
                 return
             except StorageFull:
-                if not victims:
-                    raise StorageFull(
-                        "This conversation is too large for this browser's storage. It stays "
-                        "open here, but it will not be kept after you close the page."
-                    ) from None
-                await self.forget(victims.pop(0))
+                if victims:
+                    victim = self._entries[victims.pop(0)]
+                    meta_text = await self.store.get(self._meta_key(victim.id))
+                    conv_text = await self.store.get(self._conv_key(victim.id))
+                    given_up.append((victim, meta_text, conv_text))
+                    await self.forget(victim.id)
+                    continue
+            if not existed:
+                await self.store.remove(self._conv_key(conversation_id))
+            await self._put_back(given_up)
+            raise StorageFull(
+                "This conversation is too large for this browser's storage. It stays open "
+                "here, but it will not be kept after you close the page."
+            )
+
+    async def _put_back(self, given_up: list[tuple[Entry, str | None, str | None]]) -> None:
+        for entry, meta_text, conv_text in given_up:
+            if meta_text is None or conv_text is None:
+                continue
+            try:
+                await self.store.set(self._conv_key(entry.id), conv_text)
+                await self.store.set(self._meta_key(entry.id), meta_text)
+            except StorageFull:
+                await self.store.remove(self._conv_key(entry.id))
+                continue
+            self._entries[entry.id] = entry
+            self._known_revs[entry.id] = entry.rev
 
     def _meta_key(self, conversation_id: str) -> str:
         return f"{self.prefix}:meta:{conversation_id}"

@@ -1,0 +1,119 @@
+"""Helpers for browser tests: host pages, sending, waiting on the widget's state."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+BOOT_TIMEOUT = 60_000
+HOST_PAGE = "/e2e-host"
+
+
+def host_page(page: Page, attributes: str = 'history="local"', script: str = "") -> None:
+    """Open a page on the server's origin holding one widget with `attributes`.
+
+    `script` runs (as a module) before the widget is defined, e.g. to assign a historyStore.
+    """
+    html = f"""<!doctype html><html><head><meta charset="utf-8">
+<style>body{{margin:0;height:100vh}} chat-widget{{height:100vh}}</style></head><body>
+<chat-widget {attributes}></chat-widget>
+<script type="module">{script}
+await import("/static/chat-widget.js");
+</script></body></html>"""
+    page.route(f"**{HOST_PAGE}", lambda route: route.fulfill(body=html, content_type="text/html"))
+    page.goto(HOST_PAGE)
+    wait_ready(page)
+
+
+def wait_ready(page: Page) -> None:
+    page.wait_for_function(
+        "document.querySelector('chat-widget')?.session?.ready.then(() => true)",
+        timeout=BOOT_TIMEOUT,
+    )
+
+
+def send(page: Page, text: str) -> None:
+    """Type and send a message, then wait until the answer has settled."""
+    page.get_by_role("textbox", name="Message").fill(text)
+    page.get_by_role("button", name="Send").click()
+    expect(page.get_by_role("button", name="Send")).to_be_visible()
+    settled(page)
+
+
+def settled(page: Page) -> None:
+    page.wait_for_function(
+        "(() => { const w = document.querySelector('chat-widget');"
+        " return w.client && !w.client.state.busy; })()"
+    )
+
+
+def log(page: Page) -> Any:
+    return page.get_by_role("log", name="Conversation")
+
+
+def stored_keys(page: Page, prefix: str = "chatkeep") -> list[str]:
+    keys: list[str] = page.evaluate(
+        "prefix => Object.keys(localStorage).filter(k => k.startsWith(prefix + ':')).sort()",
+        prefix,
+    )
+    return keys
+
+
+def stored_conversations(page: Page, prefix: str = "chatkeep") -> list[dict[str, Any]]:
+    texts: list[str] = page.evaluate(
+        "prefix => Object.keys(localStorage).filter(k => k.startsWith(prefix + ':conv:'))"
+        ".map(k => localStorage.getItem(k))",
+        prefix,
+    )
+    return [json.loads(text) for text in texts]
+
+
+def planted_conversation(
+    title: str, updated: int, *, prefix: str = "chatkeep", padding: int = 0
+) -> dict[str, str]:
+    """localStorage entries for one kept conversation, as the widget writes them."""
+    conversation_id = uuid.uuid4().hex
+    snapshot = {
+        "version": 1, "id": conversation_id, "title": title, "created": updated,
+        "updated": updated, "model": "demo", "thinking": "off",
+        "messages": [{"role": "user", "content": title},
+                     {"role": "assistant", "content": "Answer to " + title + " " + "x" * padding}],
+    }  # fmt: skip
+    meta = {"v": 1, "title": title, "updated": updated, "rev": uuid.uuid4().hex}
+    return {
+        f"{prefix}:conv:{conversation_id}": json.dumps(snapshot, separators=(",", ":")),
+        f"{prefix}:meta:{conversation_id}": json.dumps(meta),
+    }
+
+
+def plant(page: Page, entries: dict[str, str]) -> None:
+    """Write entries into the origin's localStorage (the page must be on the server)."""
+    page.evaluate(
+        "entries => { for (const [k, v] of Object.entries(entries)) localStorage.setItem(k, v); }",
+        entries,
+    )
+
+
+FILL_STORAGE = """leave => {
+  // Fill the origin's localStorage with keys outside any widget prefix, then free `leave`
+  // characters: the widget may never give these keys up.
+  let n = 0;
+  for (let size = 1 << 22; size >= 1; size = Math.floor(size / 2)) {
+    for (;;) {
+      try { localStorage.setItem('pad-' + n, 'x'.repeat(size)); n++; } catch { break; }
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    const value = localStorage.getItem('pad-' + i);
+    if (value.length > leave) { localStorage.setItem('pad-' + i, value.slice(leave)); break; }
+  }
+  return n;
+}"""
+
+
+def fill_storage(page: Page, leave: int) -> None:
+    """Leave only about `leave` characters of the origin's quota free."""
+    page.evaluate(FILL_STORAGE, leave)
