@@ -1,7 +1,7 @@
 // Runs the widget's own pytest suite inside Pyodide (Node), against the built wheel, so the
 // session logic is proven in the runtime it ships to. Usage: node tests/pyodide/run.mjs [pytest args]
 
-import { readFileSync, readdirSync, existsSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -38,7 +38,7 @@ FS.mkdirTree("/repo");
 FS.mount(FS.filesystems.NODEFS, { root: ROOT }, "/repo");
 if (existsSync(SHARED)) {
   FS.mkdirTree("/shared");
-  FS.mount(FS.filesystems.NODEFS, { root: SHARED }, "/shared");
+  FS.mount(FS.filesystems.NODEFS, { root: realpathSync(SHARED) }, "/shared"); // NODEFS needs a real folder
 }
 
 pyodide.globals.set("pytest_args", pyodide.toPy(process.argv.slice(2)));
