@@ -82,7 +82,7 @@ class RunningServer:
 
 @pytest.fixture(scope="session")
 def server() -> Iterator[RunningServer]:
-    running = RunningServer()
+    running = RunningServer("--model", "demo", "--model", "demo-mini")
     running.wait_until_up()
     yield running
     running.stop()

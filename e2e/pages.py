@@ -12,16 +12,20 @@ BOOT_TIMEOUT = 60_000
 HOST_PAGE = "/e2e-host"
 
 
-def host_page(page: Page, attributes: str = 'history="local"', script: str = "") -> None:
+def host_page(
+    page: Page, attributes: str = 'history="local"', script: str = "", after: str = ""
+) -> None:
     """Open a page on the server's origin holding one widget with `attributes`.
 
-    `script` runs (as a module) before the widget is defined, e.g. to assign a historyStore.
+    `script` runs (as a module) before the widget is defined, e.g. to assign a historyStore;
+    `after` runs once it is, e.g. to register tools.
     """
     html = f"""<!doctype html><html><head><meta charset="utf-8">
 <style>body{{margin:0;height:100vh}} chat-widget{{height:100vh}}</style></head><body>
 <chat-widget {attributes}></chat-widget>
 <script type="module">{script}
 await import("/static/chat-widget.js");
+{after}
 </script></body></html>"""
     page.route(f"**{HOST_PAGE}", lambda route: route.fulfill(body=html, content_type="text/html"))
     page.goto(HOST_PAGE)

@@ -51,12 +51,34 @@ def demo_reply(messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any
         return Reply(f"Nice to meet you, {told.group(1)}! I will remember your name.")
     if re.search(r"\b(warm|hot|cold|chilly)\b", question, re.IGNORECASE):
         return Reply(_judge_temperature(messages))
+    if attached := _attachments(last):
+        return Reply(f"I received {', '.join(attached)}. {question[:200]}".strip())
     if not question:
         return Reply("Say something and I will answer.")
     return Reply(
         "I am the Chatkeep demo model, running without a real language model. "
         f"You said: “{question[:500]}”. Tell me your name, or ask about the weather in a city."
     )
+
+
+def _attachments(message: dict[str, Any]) -> list[str]:
+    """What a user message carried besides its text, as the demo describes it."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    found = []
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") == "image_url":
+            found.append("an image")
+        elif part.get("type") == "file":
+            found.append(f"the file {part.get('file', {}).get('filename', 'unnamed')}")
+        elif part.get("type") == "text" and (
+            match := re.match(r"File (.+?):\n", part.get("text", ""))
+        ):
+            found.append(f"the file {match.group(1)}")
+    return found
 
 
 def _told_name(messages: Sequence[dict[str, Any]]) -> str | None:
@@ -78,15 +100,17 @@ def _judge_temperature(messages: Sequence[dict[str, Any]]) -> str:
 def _title_for(text: str) -> str:
     first = text.split("\n\n---\n\n")[0]
     words = re.findall(r"[\w'’-]+", first)[:5]
-    return " ".join(words).capitalize() if words else "New conversation"
+    title = " ".join(words)
+    return title[:1].upper() + title[1:] if title else "New conversation"
 
 
 def _text(message: dict[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if isinstance(content, list):  # content parts: the person's own words, not attached files
+        texts = [p.get("text", "") for p in content if isinstance(p, dict)]
+        return " ".join(t for t in texts if isinstance(t, str) and not t.startswith("File "))
     return ""
 
 

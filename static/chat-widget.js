@@ -9,11 +9,13 @@ const STYLESHEET = new URL("./chat-widget.css", import.meta.url).href;
 const DEFAULT_ENDPOINT = new URL("/api", import.meta.url).href;
 const THINKING_LEVELS = ["off", "low", "medium", "high"];
 const HISTORY_MODES = ["local", "memory", "off"];
+const DEFAULT_MAX_ATTACHMENT_BYTES = 512 * 1024;
 
 const ICONS = {
   clock: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/></svg>',
   plus: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 5v14M5 12h14"/></svg>',
   back: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M15 5l-7 7 7 7"/></svg>',
+  clip: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M20 11.5l-7.8 7.8a5 5 0 01-7.1-7.1l8.5-8.5a3.3 3.3 0 014.7 4.7l-8.5 8.5a1.7 1.7 0 01-2.4-2.4l7.8-7.8"/></svg>',
 };
 
 const TEMPLATE = `
@@ -43,8 +45,13 @@ const TEMPLATE = `
     </div>
   </div>
   <form class="composer">
-    <textarea aria-label="Message" rows="2" placeholder="Message"></textarea>
-    <button type="submit" class="send">Send</button>
+    <ul class="files" aria-label="Files to send" hidden></ul>
+    <div class="row">
+      <button type="button" class="icon attach" aria-label="Attach" title="Attach files">${ICONS.clip}</button>
+      <input type="file" class="file-input" multiple hidden accept="image/*,text/*,.md,.json,.csv,.py,.js,.ts,.html,.css,.xml,.yaml,.yml">
+      <textarea aria-label="Message" rows="2" placeholder="Message"></textarea>
+      <button type="submit" class="send">Send</button>
+    </div>
   </form>
   <p class="usage" aria-live="polite"></p>
   <section class="history-page" aria-label="History" hidden>
@@ -142,6 +149,8 @@ export class ChatWidget extends HTMLElement {
   #transcript;
   #historyView;
   #disposed = false;
+  /** @type {{name: string, mime: string, data: string}[]} files waiting for the next message */
+  #files = [];
 
   constructor() {
     super();
@@ -161,6 +170,8 @@ export class ChatWidget extends HTMLElement {
       model: $(".model"),
       thinking: $(".thinking"),
       usage: $(".usage"),
+      files: $(".files"),
+      fileInput: $(".file-input"),
     };
     this.#transcript = new Transcript(this.#elements.log, (target, text) => {
       target.textContent = text;
@@ -271,6 +282,19 @@ export class ChatWidget extends HTMLElement {
     this.#root.querySelector(".new").addEventListener("click", () => this.#act("restore", { snapshot: null }));
     this.#root.querySelector(".history-button").addEventListener("click", () => this.#historyView.show());
     recent.querySelector(".all").addEventListener("click", () => this.#historyView.show());
+    const { files, fileInput } = this.#elements;
+    this.#root.querySelector(".attach").addEventListener("click", () => fileInput.click());
+    fileInput.addEventListener("change", () => {
+      this.#attach([...fileInput.files]);
+      fileInput.value = "";
+    });
+    files.addEventListener("click", (event) => {
+      const remove = /** @type {HTMLElement} */ (event.target).closest("button[data-file]");
+      if (!remove) return;
+      this.#files.splice(Number(remove.getAttribute("data-file")), 1);
+      this.#renderFiles();
+    });
+    client.approve = (call, signal) => this.#askApproval(call, signal);
     recent.addEventListener("click", (event) => {
       const row = /** @type {HTMLElement} */ (event.target).closest("button[data-id]");
       if (row) this.#act("open", { conversationId: row.getAttribute("data-id") });
@@ -304,10 +328,86 @@ export class ChatWidget extends HTMLElement {
   #sendDraft() {
     const client = /** @type {WidgetClient} */ (this.client);
     const text = this.#elements.message.value.trim();
-    if (!text || this.#elements.send.disabled) return;
+    if ((!text && !this.#files.length) || this.#elements.send.disabled) return;
+    const attachments = this.#files;
+    this.#files = [];
+    this.#renderFiles();
     this.#elements.message.value = "";
     this.#clearAlert();
-    client.send(text).catch((error) => this.#showAlert(error.message));
+    client.send(text, attachments).catch((error) => this.#showAlert(error.message));
+  }
+
+  get maxAttachmentBytes() {
+    const value = Number.parseInt(this.getAttribute("max-attachment-bytes") ?? "", 10);
+    return value > 0 ? value : DEFAULT_MAX_ATTACHMENT_BYTES;
+  }
+
+  /** Adds files to the next message; a file over the budget is refused before anything is sent. */
+  async #attach(chosen) {
+    this.#clearAlert();
+    const limit = this.maxAttachmentBytes;
+    const used = this.#files.reduce((sum, file) => sum + Math.floor((file.data.length * 3) / 4), 0);
+    let total = used;
+    for (const file of chosen) {
+      if (total + file.size > limit) {
+        const room = file.size > limit ? "" : " with the files already attached";
+        this.#showAlert(`“${file.name}” is ${formatBytes(file.size)}: a message can carry ${formatBytes(limit)} of files${room}.`);
+        continue;
+      }
+      total += file.size;
+      const data = await readBase64(file);
+      this.#files.push({ name: file.name, mime: file.type || guessType(file.name), data });
+    }
+    this.#renderFiles();
+  }
+
+  #renderFiles() {
+    const { files } = this.#elements;
+    files.replaceChildren(
+      ...this.#files.map((file, index) => {
+        const item = document.createElement("li");
+        const remove = document.createElement("button");
+        remove.type = "button";
+        remove.dataset.file = String(index);
+        remove.textContent = "×";
+        remove.setAttribute("aria-label", `Remove ${file.name}`);
+        item.append(`📎 ${file.name}`, remove);
+        return item;
+      }),
+    );
+    files.hidden = this.#files.length === 0;
+  }
+
+  /** Shows a tool call with "Approve" and "Deny"; resolves with the person's choice. */
+  #askApproval(call, signal) {
+    const card = document.createElement("div");
+    card.className = "approval";
+    card.setAttribute("role", "group");
+    card.setAttribute("aria-label", `Run ${call.name}?`);
+    const text = document.createElement("p");
+    const code = document.createElement("code");
+    code.textContent = `${call.name}(${call.arguments})`;
+    text.append("The assistant wants to run ", code);
+    const approve = document.createElement("button");
+    approve.type = "button";
+    approve.textContent = "Approve";
+    approve.className = "primary";
+    const deny = document.createElement("button");
+    deny.type = "button";
+    deny.textContent = "Deny";
+    card.append(text, approve, deny);
+    this.#elements.log.append(card);
+    this.#elements.log.scrollTop = this.#elements.log.scrollHeight;
+    approve.focus();
+    return new Promise((resolve) => {
+      const settle = (answer) => {
+        card.remove();
+        resolve(answer);
+      };
+      approve.addEventListener("click", () => settle(true));
+      deny.addEventListener("click", () => settle(false));
+      signal.addEventListener("abort", () => settle(false));
+    });
   }
 
   async #loadModels() {
@@ -375,6 +475,28 @@ export class ChatWidget extends HTMLElement {
     this.#elements.alert.hidden = true;
     this.#elements.alert.textContent = "";
   }
+}
+
+function readBase64(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+    reader.onerror = () => reject(new Error(`“${file.name}” could not be read.`));
+    reader.readAsDataURL(file);
+  });
+}
+
+function guessType(name) {
+  const extension = name.split(".").pop()?.toLowerCase() ?? "";
+  const known = { md: "text/markdown", csv: "text/csv", json: "application/json", py: "text/x-python",
+    ts: "text/plain", yaml: "text/yaml", yml: "text/yaml" };
+  return known[extension] ?? "application/octet-stream";
+}
+
+function formatBytes(bytes) {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 ChatWidget.define();

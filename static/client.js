@@ -28,8 +28,12 @@ export class WidgetClient extends EventTarget {
   history = [];
   /** @type {Map<string, ToolDefinition>} */
   tools = new Map();
-  /** asks the person before a tool marked `approval` runs; the view replaces it */
-  approve = async (/** @type {{name: string, arguments: string}} */ _call) => true;
+  /**
+   * Asks the person before a tool marked `approval` runs; the view replaces it. The signal
+   * aborts when the turn is stopped, which counts as a refusal.
+   */
+  approve = async (/** @type {{name: string, arguments: string}} */ _call, /** @type {AbortSignal} */ _signal) => true;
+  #approvals = new Set();
 
   #worker;
   #channel;
@@ -115,8 +119,15 @@ export class WidgetClient extends EventTarget {
   async #runTool(name, argsText) {
     const tool = this.tools.get(name);
     if (!tool) return `Error: the tool "${name}" is no longer available.`;
-    if (tool.approval && !(await this.approve({ name, arguments: argsText }))) {
-      return "The person declined to run this tool.";
+    if (tool.approval) {
+      const waiting = new AbortController();
+      this.#approvals.add(waiting);
+      try {
+        const approved = await this.approve({ name, arguments: argsText }, waiting.signal);
+        if (!approved) return "The person declined to run this tool.";
+      } finally {
+        this.#approvals.delete(waiting);
+      }
     }
     const result = await tool.handler(JSON.parse(argsText));
     return typeof result === "string" ? result : JSON.stringify(result);
@@ -128,6 +139,8 @@ export class WidgetClient extends EventTarget {
     else if (kind === "draft") {
       this.draft = value;
       this.dispatchEvent(new Event("draft"));
+    } else if (kind === "stopping") {
+      for (const waiting of this.#approvals) waiting.abort();
     } else if (kind === "history") {
       this.history = value;
       this.dispatchEvent(new Event("history"));

@@ -61,6 +61,8 @@ function track(promise) {
 async function stop() {
   for (const controller of inFlight) controller.abort();
   await call("stop");
+  // Python now knows it is stopping; a tool call waiting for approval can be let go (and cut).
+  channel.emit("stopping", "null");
   await turn;
 }
 

@@ -51,6 +51,7 @@ class Conversations:
         self.generate_title = generate_title
         self.on_alert = on_alert
         self.on_list = on_list
+        session.after_turn = self.keep
 
     async def start(self) -> None:
         if self.history is not None:
@@ -144,7 +145,7 @@ class Conversations:
             self.on_list()
 
     async def _settled(self, answer: Message) -> None:
-        await self.keep()
+        # The turn itself was stored before it settled (`Session.after_turn`).
         if self.generate_title and self._wants_title(answer):
             await self.session.generate_title(self.transport)
             await self.keep()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from . import snapshots
@@ -68,6 +68,8 @@ class Session:
         self._draft: AnswerBuilder | None = None
         self._stop_requested = False
         self.usage: dict[str, int] | None = None
+        #: awaited when a turn ends, before listeners hear that it has (used to store it)
+        self.after_turn: Callable[[], Awaitable[None]] | None = None
         self._reset(None)
 
     # -- the conversation --------------------------------------------------------------
@@ -272,15 +274,24 @@ class Session:
                 answer = await self._stream_answer(transport)
                 if "error" in answer or not answer.get("tool_calls"):
                     return answer
+                calls_at = len(self._messages) - 1
                 for call in answer["tool_calls"]:
-                    self._append(await self._run_tool(call))
+                    result = await self._run_tool(call)
                     if self._stop_requested:
+                        # Stopped while tools ran (or waited for approval): the calls are cut,
+                        # never kept half-answered, so a new call is approved afresh.
+                        self._messages = self._messages[:calls_at]
                         return self._fail(AnswerBuilder(), STOPPED)
+                    self._append(result)
             return self._fail(AnswerBuilder(), "The model kept calling tools without answering.")
         finally:
-            self._running = False
             self._draft = None
-            self._emit("messages")
+            try:
+                if self.after_turn is not None:
+                    await self.after_turn()  # stored before anyone hears the turn has settled
+            finally:
+                self._running = False
+                self._emit("messages")
 
     async def _stream_answer(self, transport: Transport) -> Message:
         builder = AnswerBuilder()

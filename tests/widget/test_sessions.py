@@ -244,3 +244,20 @@ def test_the_public_api_is_exactly_the_exported_names() -> None:
         assert name in widget.__all__
     assert issubclass(widget.HistoryError, ValueError)
     assert issubclass(widget.SnapshotError, ValueError)
+
+
+def test_stopping_while_a_tool_runs_cuts_the_call() -> None:
+    session = Session()
+
+    async def slow_tool() -> str:
+        """Waits for a person's approval."""
+        session.stop()
+        return "approved too late"
+
+    session.add_tool(slow_tool)
+    transport = ScriptedTransport([[call_chunk("c1", "slow_tool", "{}")]], answer("unused"))
+    message = run(session.send("run it", transport))
+    assert message["error"] == STOPPED
+    assert [m["role"] for m in session.get_history()] == ["user", "assistant"]
+    assert "tool_calls" not in session.get_history()[1]
+    assert session.pending_tool_calls == []
