@@ -20,6 +20,9 @@ def send(page: Page, text: str) -> None:
 
 
 def test_remembers_a_name_across_turns(page: Page) -> None:
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
     open_chat(page)
     send(page, "My name is Alice")
     log = page.get_by_role("log", name="Conversation")
@@ -29,6 +32,7 @@ def test_remembers_a_name_across_turns(page: Page) -> None:
     answer = log.locator("article[data-role=assistant]").nth(1)
     expect(answer).to_contain_text("Alice")
     expect(log.locator("article[data-role=user]")).to_have_count(2)
+    assert problems == []  # no CSP violation, no script error on the demo page
 
 
 def test_shows_progress_until_the_runtime_has_loaded(page: Page) -> None:

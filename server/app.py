@@ -21,6 +21,7 @@ from .demo import DemoTransport
 from .errors import APIError
 from .limits import RateLimiter
 from .proxy import chat_completions
+from .security import HardeningHeaders, OriginGuard, page_policy
 from .settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,13 +64,15 @@ def create_app(
             Mount("/static", Assets(directory=str(static_dir))),
         ],
         middleware=[
+            Middleware(HardeningHeaders),
             Middleware(
                 CORSMiddleware,
                 allow_origins=list(settings.allowed_origins),
                 allow_methods=["GET", "POST"],
                 allow_headers=["content-type"],
                 max_age=600,
-            )
+            ),
+            Middleware(OriginGuard, allowed_origins=settings.allowed_origins),
         ],
         exception_handlers={APIError: _api_error, HTTPException: _http_error},
         lifespan=lifespan,
@@ -84,7 +87,12 @@ async def demo_page(request: Request) -> Response:
     html = TEMPLATES.get_template("index.html").render(
         demo=settings.uses_demo_model, models=settings.models
     )
-    return HTMLResponse(html)
+    headers = {
+        "content-security-policy": page_policy(settings.image_hosts),
+        "x-frame-options": "DENY",
+        "cache-control": "no-cache",
+    }
+    return HTMLResponse(html, headers=headers)
 
 
 async def healthz(request: Request) -> Response:

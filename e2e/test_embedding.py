@@ -1,0 +1,84 @@
+"""Embedding on another site: the host page's origin differs from the chat server's."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from conftest import RunningServer
+from pages import BOOT_TIMEOUT, log, send
+from playwright.sync_api import Page, expect
+
+
+class HostSite:
+    """Another web site on its own port (so its own origin) serving one page."""
+
+    def __init__(self) -> None:
+        self.html = b""
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/html; charset=utf-8")
+                self.end_headers()
+                self.wfile.write(site.html)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def sites() -> Iterator[tuple[HostSite, RunningServer]]:
+    host = HostSite()
+    chat = RunningServer("--allowed-origin", host.origin)
+    chat.wait_until_up()
+    host.html = f"""<!doctype html><html><head><meta charset="utf-8">
+<script type="module" src="{chat.url}/static/chat-widget.js"></script></head>
+<body style="margin:0"><chat-widget endpoint="{chat.url}/api" history="local"
+ storage-prefix="shopchat" style="height:90vh"></chat-widget></body></html>""".encode()
+    yield host, chat
+    chat.stop()
+    host.close()
+
+
+def test_the_widget_works_on_another_origin(page: Page, sites: tuple[HostSite, RunningServer]) -> None:
+    host, chat = sites
+    page.goto(f"{host.origin}/product/42")
+    page.wait_for_function(
+        "customElements.whenDefined('chat-widget').then(() =>"
+        " document.querySelector('chat-widget').session.ready).then(() => true)",
+        timeout=BOOT_TIMEOUT,
+    )
+    send(page, "My name is Carol")
+    send(page, "What is my name?")
+    expect(log(page).locator("article[data-role=assistant]").nth(1)).to_contain_text("Carol")
+    keys = page.evaluate("Object.keys(localStorage)")
+    assert len(keys) == 2 and all(key.startswith("shopchat:") for key in keys)
+    assert page.evaluate("location.origin") == host.origin != chat.url
+
+
+def test_an_origin_not_allowed_cannot_use_the_api(page: Page, sites: tuple[HostSite, RunningServer]) -> None:
+    _, chat = sites
+    other = HostSite()
+    other.html = b"<p>another site</p>"
+    page.goto(other.origin)
+    status = page.evaluate(
+        """async url => { try { const r = await fetch(url + '/api/chat/completions', {method: 'POST',
+           headers: {'content-type': 'application/json'}, body: JSON.stringify({model: 'demo',
+           messages: [{role: 'user', content: 'hi'}]})}); return r.status; }
+           catch (e) { return 'blocked'; } }""",
+        chat.url,
+    )
+    other.close()
+    assert status == "blocked"  # refused by the server (403) and unreadable without CORS

@@ -1,0 +1,89 @@
+"""Pure ASGI middleware (no `BaseHTTPMiddleware`, which would hide client disconnects):
+refusing API calls from origins that are not allowed, and hardening headers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .errors import APIError
+
+HARDENING_HEADERS = {
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=()",
+}
+
+
+class OriginGuard:
+    """API requests from a browser on another origin must come from an allowed one.
+
+    Requests without an `Origin` header (servers, the `openai` client) and same-origin
+    requests pass; CORS headers themselves are `CORSMiddleware`'s job.
+    """
+
+    def __init__(self, app: ASGIApp, allowed_origins: Iterable[str]) -> None:
+        self.app = app
+        self.allowed = frozenset(origin.rstrip("/") for origin in allowed_origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+            headers = Headers(scope=scope)
+            origin = headers.get("origin")
+            if origin and origin not in self.allowed and origin != own_origin(scope, headers):
+                message = f"The origin {origin[:200]} may not use this chat server."
+                response = APIError(403, message, "origin_not_allowed").response()
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def own_origin(scope: Scope, headers: Headers) -> str:
+    return f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+
+
+class HardeningHeaders:
+    """Adds the usual hardening headers to every response that does not set its own."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in HARDENING_HEADERS.items():
+                    headers.setdefault(name, value)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def page_policy(image_hosts: Iterable[str] = ()) -> str:
+    """The demo page's Content-Security-Policy: what the widget needs and nothing more.
+
+    The page runs only our modules and starts a module worker (same origin, or a blob shim
+    for a cross-origin server); Python and WebAssembly run in the worker, not the page.
+    """
+    images = " ".join(["'self'", "data:", *(f"https://{host}" for host in image_hosts)])
+    return "; ".join(
+        [
+            "default-src 'none'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "connect-src 'self'",
+            "worker-src 'self' blob:",
+            f"img-src {images}",
+            "font-src 'self'",
+            "base-uri 'none'",
+            "form-action 'none'",
+            "frame-ancestors 'none'",
+            "object-src 'none'",
+        ]
+    )

@@ -1,0 +1,129 @@
+"""Real HTTP servers on free loopback ports for tests: the app under test and a fake upstream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LiveServer:
+    """Serves an ASGI app with uvicorn in a thread, for as long as the `with` block lasts."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the test server on {self.url} did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@dataclass
+class Received:
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    started: float
+    ended: float | None = None
+    client_left: bool = False
+
+
+@dataclass
+class FakeUpstream:
+    """An OpenAI-compatible upstream with switches, recording what reached it and when.
+
+    mode: "ok" (stream a few chunks), "slow_start" (wait before answering), "slow_stream"
+    (a chunk every `interval` seconds, for ever), "drop" (close mid-stream), "error_event",
+    "status" (answer `status` with an error body).
+    """
+
+    mode: str = "ok"
+    status: int = 500
+    interval: float = 0.05
+    received: list[Received] = field(default_factory=list)
+
+    def app(self) -> Starlette:
+        return Starlette(routes=[Route("/v1/chat/completions", self.completions, methods=["POST"])])
+
+    async def completions(self, request: Request) -> Response:
+        record = Received(
+            path=request.url.path,
+            query=request.url.query,
+            headers=dict(request.headers),
+            body=json.loads(await request.body()),
+            started=time.monotonic(),
+        )
+        self.received.append(record)
+        if self.mode == "status":
+            return JSONResponse({"error": {"message": "upstream says no"}}, status_code=self.status)
+        if self.mode == "slow_start":
+            while time.monotonic() - record.started < 30:
+                if await request.is_disconnected():
+                    record.client_left, record.ended = True, time.monotonic()
+                    return Response(status_code=499)
+                await asyncio.sleep(0.02)
+        if not record.body.get("stream"):
+            return JSONResponse({"id": "x", "object": "chat.completion", "created": 0,
+                                 "model": record.body["model"], "choices": [{"index": 0,
+                                 "message": {"role": "assistant", "content": "Hello there"},
+                                 "finish_reason": "stop"}]})  # fmt: skip
+        return StreamingResponse(self.stream(record), media_type="text/event-stream")
+
+    async def stream(self, record: Received) -> Any:
+        def chunk(text: str, finish: str | None = None) -> bytes:
+            data = {"id": "x", "object": "chat.completion.chunk", "created": 0,
+                    "model": record.body["model"],
+                    "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}]}  # fmt: skip
+            return f"data: {json.dumps(data)}\n\n".encode()
+
+        try:
+            yield b": a comment the proxy must not pass on\n\n"
+            yield chunk("Hello")
+            if self.mode == "drop":
+                raise ConnectionResetError("dropped on purpose")
+            if self.mode == "error_event":
+                yield b'data: {"error": {"message": "the model overloaded"}}\n\n'
+                return
+            count = 0
+            while self.mode == "slow_stream" or count < 3:
+                await asyncio.sleep(self.interval)
+                yield chunk(f" {count}")
+                count += 1
+            yield chunk("", "stop")
+            yield b"data: [DONE]\n\n"
+        except asyncio.CancelledError:
+            record.client_left = True
+            raise
+        finally:
+            record.ended = time.monotonic()

@@ -1,0 +1,93 @@
+"""Origins, CORS and hardening headers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from server import Settings, create_app
+
+ALLOWED = "https://shop.example"
+
+
+@pytest.fixture
+def http(runtime_dir: Path) -> TestClient:
+    settings = Settings(allowed_origins=(ALLOWED,))
+    return TestClient(create_app(settings, runtime_dir=runtime_dir), base_url="http://chat.example")
+
+
+def chat() -> dict[str, object]:
+    return {"model": "demo", "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_an_allowed_origin_may_call_the_api_with_cors_headers(http: TestClient) -> None:
+    with http:
+        response = http.post("/api/chat/completions", json=chat(), headers={"origin": ALLOWED})
+    assert response.status_code == 200
+    assert response.headers["access-control-allow-origin"] == ALLOWED
+
+
+def test_a_preflight_from_an_allowed_origin_is_answered(http: TestClient) -> None:
+    headers = {"origin": ALLOWED, "access-control-request-method": "POST",
+               "access-control-request-headers": "content-type"}  # fmt: skip
+    with http:
+        response = http.options("/api/chat/completions", headers=headers)
+    assert response.status_code == 200
+    assert response.headers["access-control-allow-origin"] == ALLOWED
+    assert "POST" in response.headers["access-control-allow-methods"]
+
+
+def test_other_origins_are_refused(http: TestClient) -> None:
+    headers = {"origin": "https://evil.example"}
+    preflight = {**headers, "access-control-request-method": "POST"}
+    with http:
+        response = http.post("/api/chat/completions", json=chat(), headers=headers)
+        models = http.get("/api/models", headers=headers)
+        options = http.options("/api/chat/completions", headers=preflight)
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "origin_not_allowed"
+    assert "access-control-allow-origin" not in response.headers
+    assert models.status_code == 403
+    assert options.status_code == 400
+
+
+def test_same_origin_and_non_browser_clients_pass(http: TestClient) -> None:
+    with http:
+        same = http.post("/api/chat/completions", json=chat(), headers={"origin": "http://chat.example"})
+        plain = http.post("/api/chat/completions", json=chat())
+    assert same.status_code == plain.status_code == 200
+
+
+def test_the_widget_script_is_shared_with_allowed_origins_only(http: TestClient) -> None:
+    with http:
+        allowed = http.get("/static/chat-widget.js", headers={"origin": ALLOWED})
+        other = http.get("/static/chat-widget.js", headers={"origin": "https://evil.example"})
+    assert allowed.headers["access-control-allow-origin"] == ALLOWED
+    assert "access-control-allow-origin" not in other.headers
+
+
+def test_the_demo_page_sends_a_tight_content_security_policy(http: TestClient) -> None:
+    with http:
+        page = http.get("/")
+    policy = dict(
+        part.strip().split(" ", 1) for part in page.headers["content-security-policy"].split(";")
+    )
+    assert policy["default-src"] == "'none'"
+    assert policy["script-src"] == "'self'"
+    assert policy["worker-src"] == "'self' blob:"
+    assert policy["connect-src"] == "'self'"
+    assert policy["frame-ancestors"] == "'none'"
+    assert "unsafe-inline" not in page.headers["content-security-policy"]
+    assert "unsafe-eval" not in page.headers["content-security-policy"]
+    assert "<style>" not in page.text and "<script>" not in page.text.replace(" ", "")
+    assert page.headers["x-frame-options"] == "DENY"
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert page.headers["referrer-policy"] == "no-referrer"
+
+
+def test_every_response_is_hardened(http: TestClient) -> None:
+    with http:
+        for url in ("/healthz", "/api/models", "/static/chat-widget.js"):
+            assert http.get(url).headers["x-content-type-options"] == "nosniff"
