@@ -13,12 +13,16 @@ HOST_PAGE = "/e2e-host"
 
 
 def host_page(
-    page: Page, attributes: str = 'history="local"', script: str = "", after: str = ""
+    page: Page,
+    attributes: str = 'history="local"',
+    script: str = "",
+    after: str = "",
+    base: str = "",
 ) -> None:
     """Open a page on the server's origin holding one widget with `attributes`.
 
     `script` runs (as a module) before the widget is defined, e.g. to assign a historyStore;
-    `after` runs once it is, e.g. to register tools.
+    `after` runs once it is, e.g. to register tools. `base` is another server's URL.
     """
     html = f"""<!doctype html><html><head><meta charset="utf-8">
 <style>body{{margin:0;height:100vh}} chat-widget{{height:100vh}}</style></head><body>
@@ -28,7 +32,7 @@ await import("/static/chat-widget.js");
 {after}
 </script></body></html>"""
     page.route(f"**{HOST_PAGE}", lambda route: route.fulfill(body=html, content_type="text/html"))
-    page.goto(HOST_PAGE)
+    page.goto(base + HOST_PAGE)
     wait_ready(page)
 
 

@@ -52,7 +52,9 @@ def sites() -> Iterator[tuple[HostSite, RunningServer]]:
     host.close()
 
 
-def test_the_widget_works_on_another_origin(page: Page, sites: tuple[HostSite, RunningServer]) -> None:
+def test_the_widget_works_on_another_origin(
+    page: Page, sites: tuple[HostSite, RunningServer]
+) -> None:
     host, chat = sites
     page.goto(f"{host.origin}/product/42")
     page.wait_for_function(
@@ -68,14 +70,17 @@ def test_the_widget_works_on_another_origin(page: Page, sites: tuple[HostSite, R
     assert page.evaluate("location.origin") == host.origin != chat.url
 
 
-def test_an_origin_not_allowed_cannot_use_the_api(page: Page, sites: tuple[HostSite, RunningServer]) -> None:
+def test_an_origin_not_allowed_cannot_use_the_api(
+    page: Page, sites: tuple[HostSite, RunningServer]
+) -> None:
     _, chat = sites
     other = HostSite()
     other.html = b"<p>another site</p>"
     page.goto(other.origin)
     status = page.evaluate(
-        """async url => { try { const r = await fetch(url + '/api/chat/completions', {method: 'POST',
-           headers: {'content-type': 'application/json'}, body: JSON.stringify({model: 'demo',
+        """async url => { try { const r = await fetch(url + '/api/chat/completions', {
+           method: 'POST', headers: {'content-type': 'application/json'},
+           body: JSON.stringify({model: 'demo',
            messages: [{role: 'user', content: 'hi'}]})}); return r.status; }
            catch (e) { return 'blocked'; } }""",
         chat.url,

@@ -115,3 +115,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     if request.url.path.startswith("/api/") or exc.status_code == 405:
         return APIError(exc.status_code, exc.detail, "http_error").response()
     return Response(exc.detail, status_code=exc.status_code, media_type="text/plain")
+
+
+def from_environment() -> Starlette:
+    """The app configured from `CHATKEEP_*` variables, for `uvicorn --factory` and workers."""
+    from .settings import load_settings
+
+    return create_app(load_settings([]))

@@ -102,9 +102,9 @@ class FakeUpstream:
 
     async def stream(self, record: Received) -> Any:
         def chunk(text: str, finish: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": {"content": text}, "finish_reason": finish}
             data = {"id": "x", "object": "chat.completion.chunk", "created": 0,
-                    "model": record.body["model"],
-                    "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}]}  # fmt: skip
+                    "model": record.body["model"], "choices": [choice]}  # fmt: skip
             return f"data: {json.dumps(data)}\n\n".encode()
 
         try:

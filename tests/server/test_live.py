@@ -45,7 +45,9 @@ def test_the_official_openai_client_streams_and_not(upstream: tuple[FakeUpstream
     fake, url = upstream
     with proxy(url) as server:
         client = openai.OpenAI(base_url=f"{server.url}/api", api_key="anything", max_retries=0)
-        whole = client.chat.completions.create(model="gpt-live", messages=[{"role": "user", "content": "hi"}])
+        whole = client.chat.completions.create(
+            model="gpt-live", messages=[{"role": "user", "content": "hi"}]
+        )
         assert whole.choices[0].message.content == "Hello there"
         stream = client.chat.completions.create(
             model="gpt-live", messages=[{"role": "user", "content": "hi"}], stream=True
@@ -55,7 +57,9 @@ def test_the_official_openai_client_streams_and_not(upstream: tuple[FakeUpstream
         models = [m.id for m in client.models.list()]
         assert models == ["gpt-live"]
         with pytest.raises(openai.BadRequestError, match="not available here"):
-            client.chat.completions.create(model="gpt-other", messages=[{"role": "user", "content": "x"}])
+            client.chat.completions.create(
+                model="gpt-other", messages=[{"role": "user", "content": "x"}]
+            )
     # the user's "anything" key never reached the upstream: the server's did
     assert {r.headers["authorization"] for r in fake.received} == {f"Bearer {KEY}"}
 
@@ -84,7 +88,9 @@ def test_a_client_leaving_mid_stream_closes_the_upstream_within_a_second(
     fake, url = upstream
     fake.mode = "slow_stream"
     with proxy(url) as server, httpx.Client() as client:
-        with client.stream("POST", f"{server.url}/api/chat/completions", json=chat(stream=True)) as r:
+        with client.stream(
+            "POST", f"{server.url}/api/chat/completions", json=chat(stream=True)
+        ) as r:
             lines = r.iter_lines()
             assert next(lines).startswith("data: ")
             left = time.monotonic()
@@ -113,20 +119,25 @@ def test_a_slow_upstream_times_out_with_504(upstream: tuple[FakeUpstream, str]) 
     fake, url = upstream
     fake.mode = "slow_start"
     with proxy(url, upstream_timeout=0.3) as server:
-        response = httpx.post(f"{server.url}/api/chat/completions", json=chat(stream=True), timeout=5)
+        response = httpx.post(
+            f"{server.url}/api/chat/completions", json=chat(stream=True), timeout=5
+        )
     assert response.status_code == 504
     assert response.json()["error"]["code"] == "upstream_timeout"
 
 
-@pytest.mark.parametrize(("mode", "message"), [("drop", "broke off"), ("error_event", "overloaded")])
+@pytest.mark.parametrize(
+    ("mode", "message"), [("drop", "broke off"), ("error_event", "overloaded")]
+)
 def test_failures_mid_stream_end_with_one_error_event(
     upstream: tuple[FakeUpstream, str], mode: str, message: str
 ) -> None:
     fake, url = upstream
     fake.mode = mode
-    with proxy(url) as server:
-        with httpx.stream("POST", f"{server.url}/api/chat/completions", json=chat(stream=True)) as r:
-            lines = [line for line in r.iter_lines() if line]
+    with proxy(url) as server, httpx.stream(
+        "POST", f"{server.url}/api/chat/completions", json=chat(stream=True)
+    ) as r:
+        lines = [line for line in r.iter_lines() if line]
     assert "comment" not in "".join(lines)
     assert json.loads(lines[0][6:])["choices"][0]["delta"]["content"] == "Hello"
     error = json.loads(lines[-1][6:])["error"]
@@ -142,7 +153,9 @@ def test_an_unreachable_upstream_is_a_502_that_names_no_secret() -> None:
 
 
 @pytest.mark.parametrize(("status", "ours"), [(401, 502), (500, 502), (429, 429), (400, 400)])
-def test_upstream_statuses_are_mapped(upstream: tuple[FakeUpstream, str], status: int, ours: int) -> None:
+def test_upstream_statuses_are_mapped(
+    upstream: tuple[FakeUpstream, str], status: int, ours: int
+) -> None:
     fake, url = upstream
     fake.mode, fake.status = "status", status
     with proxy(url) as server:

@@ -55,7 +55,9 @@ def test_other_origins_are_refused(http: TestClient) -> None:
 
 def test_same_origin_and_non_browser_clients_pass(http: TestClient) -> None:
     with http:
-        same = http.post("/api/chat/completions", json=chat(), headers={"origin": "http://chat.example"})
+        same = http.post(
+            "/api/chat/completions", json=chat(), headers={"origin": "http://chat.example"}
+        )
         plain = http.post("/api/chat/completions", json=chat())
     assert same.status_code == plain.status_code == 200
 

@@ -70,3 +70,11 @@ def test_the_key_never_shows_in_the_settings_repr() -> None:
 def test_every_option_has_help_and_an_environment_variable() -> None:
     for option in OPTIONS:
         assert option.help and option.env.startswith("CHATKEEP_") and option.flag.startswith("--")
+
+
+def test_the_factory_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from server.app import from_environment
+
+    monkeypatch.setenv("CHATKEEP_MODELS", "demo,demo-mini")
+    app = from_environment()
+    assert app.state.settings.models == ("demo", "demo-mini")
