@@ -134,9 +134,10 @@ def test_failures_mid_stream_end_with_one_error_event(
 ) -> None:
     fake, url = upstream
     fake.mode = mode
-    with proxy(url) as server, httpx.stream(
-        "POST", f"{server.url}/api/chat/completions", json=chat(stream=True)
-    ) as r:
+    with (
+        proxy(url) as server,
+        httpx.stream("POST", f"{server.url}/api/chat/completions", json=chat(stream=True)) as r,
+    ):
         lines = [line for line in r.iter_lines() if line]
     assert "comment" not in "".join(lines)
     assert json.loads(lines[0][6:])["choices"][0]["delta"]["content"] == "Hello"
