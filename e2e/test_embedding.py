@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from conftest import RunningServer
 from pages import BOOT_TIMEOUT, log, send
 from playwright.sync_api import Page, expect
+from servers import RunningServer
 
 
 class HostSite:

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import RunningServer
 from pages import host_page, log
 from playwright.sync_api import Page, expect
+from servers import RunningServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "server"))
 from live import FakeUpstream, LiveServer

@@ -85,7 +85,7 @@ def create_app(
 async def demo_page(request: Request) -> Response:
     settings: Settings = request.app.state.settings
     html = TEMPLATES.get_template("index.html").render(
-        demo=settings.uses_demo_model, models=settings.models
+        demo=settings.uses_demo_model, models=settings.models, image_hosts=settings.image_hosts
     )
     headers = {
         "content-security-policy": page_policy(settings.image_hosts),

@@ -3,6 +3,7 @@
 
 import { WidgetClient } from "./client.js";
 import { HistoryView } from "./history-view.js";
+import { createRenderer } from "./markdown.js";
 import { Transcript } from "./transcript.js";
 
 const STYLESHEET = new URL("./chat-widget.css", import.meta.url).href;
@@ -173,9 +174,6 @@ export class ChatWidget extends HTMLElement {
       files: $(".files"),
       fileInput: $(".file-input"),
     };
-    this.#transcript = new Transcript(this.#elements.log, (target, text) => {
-      target.textContent = text;
-    });
     this.#historyView = new HistoryView(this.#root, {
       open: (conversationId) => this.#act("open", { conversationId }),
       forget: (conversationId) => this.#act("forget", { conversationId }),
@@ -217,6 +215,8 @@ export class ChatWidget extends HTMLElement {
       maxConversations: Math.max(1, Number.parseInt(this.getAttribute("max-conversations") ?? "20", 10) || 20),
       generateTitle: this.hasAttribute("generate-title"),
     };
+    const imageHosts = (this.getAttribute("image-hosts") ?? "").split(/[\s,]+/).filter(Boolean);
+    this.#transcript = new Transcript(this.#elements.log, createRenderer({ imageHosts }));
     this.client = new WidgetClient(config, () => this.historyStore);
     for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
     this.#pendingTools = [];
@@ -250,7 +250,7 @@ export class ChatWidget extends HTMLElement {
   #wire(client) {
     const { form, message, send, model, thinking, log, recent } = this.#elements;
     client.addEventListener("change", () => this.#render());
-    client.addEventListener("draft", () => this.#render());
+    client.addEventListener("draft", () => this.#renderSoon());
     client.addEventListener("history", () => this.#renderHistory());
     client.addEventListener("alert", (event) => this.#showAlert(/** @type {CustomEvent} */ (event).detail));
     client.ready.then(
@@ -300,6 +300,18 @@ export class ChatWidget extends HTMLElement {
       if (row) this.#act("open", { conversationId: row.getAttribute("data-id") });
     });
     log.addEventListener("click", (event) => {
+      const copy = /** @type {HTMLElement} */ (event.target).closest("button.copy");
+      if (copy) {
+        const code = copy.closest(".code")?.querySelector("code")?.textContent ?? "";
+        navigator.clipboard?.writeText(code).then(
+          () => {
+            copy.classList.add("copied");
+            setTimeout(() => copy.classList.remove("copied"), 1500);
+          },
+          () => this.#showAlert("Copying needs permission to use the clipboard."),
+        );
+        return;
+      }
       const target = /** @type {HTMLElement} */ (event.target).closest("button[data-action]");
       const index = Number(target?.getAttribute("data-index"));
       if (target?.getAttribute("data-action") === "retry") this.#act("retry", { index });
@@ -427,7 +439,20 @@ export class ChatWidget extends HTMLElement {
     }
   }
 
+  #frame = 0;
+
+  /** Streaming updates are drawn at most once a frame. */
+  #renderSoon() {
+    if (this.#frame) return;
+    this.#frame = requestAnimationFrame(() => {
+      this.#frame = 0;
+      this.#render();
+    });
+  }
+
   #render() {
+    cancelAnimationFrame(this.#frame);
+    this.#frame = 0;
     const client = /** @type {WidgetClient} */ (this.client);
     const { state, draft } = client;
     const { title, send, greeting, thinking, model, usage } = this.#elements;

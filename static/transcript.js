@@ -69,8 +69,8 @@ export class Transcript {
     } else if (message.role === "tool") {
       const label = element("div", "label");
       label.textContent = `Result of ${message.name ?? "a tool"}`;
-      const body = element("div", "body");
-      this.#renderText(body, message.content ?? "", message);
+      const body = element("div", "body plain");
+      body.textContent = message.content ?? ""; // tool output is data: shown, never interpreted
       node.append(label, body);
     } else {
       const body = element("div", "body");

@@ -1,0 +1,105 @@
+// Rendering model output. Everything an assistant says is untrusted: a prompt injection, a
+// malicious upstream or a hand-edited snapshot may try to run script or leak the conversation.
+// markdown-it parses with raw HTML off; DOMPurify then sanitises what it produced, with hooks
+// that enforce the link and image policy a second time on the final DOM.
+
+import MarkdownIt from "./runtime/vendor/markdown-it.mjs";
+import DOMPurify from "./runtime/vendor/dompurify.mjs";
+
+const SAFE_LINK = /^(?:https?:|mailto:)/i;
+const ALLOWED_TAGS = [
+  "p", "br", "hr", "em", "strong", "del", "s", "code", "pre", "blockquote", "ul", "ol", "li",
+  "a", "img", "table", "thead", "tbody", "tr", "th", "td", "h1", "h2", "h3", "h4", "h5", "h6",
+  "div", "button", "span",
+];
+const ALLOWED_ATTR = ["href", "title", "alt", "src", "class", "start", "type", "target", "rel"];
+
+/**
+ * Makes a renderer for one widget.
+ * @param {{imageHosts?: Iterable<string>}} options  hosts whose https images may show inline
+ * @returns {(target: HTMLElement, text: string) => void}
+ */
+export function createRenderer({ imageHosts = [] } = {}) {
+  const allowedImageHosts = new Set([...imageHosts].map((host) => host.toLowerCase()));
+  const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });
+  markdown.validateLink = (url) => SAFE_LINK.test(normalise(url));
+
+  const defaultLinkOpen = markdown.renderer.rules.link_open ?? ((tokens, i, options, env, self) => self.renderToken(tokens, i, options));
+  markdown.renderer.rules.link_open = (tokens, index, options, env, self) => {
+    tokens[index].attrSet("target", "_blank");
+    tokens[index].attrSet("rel", "noopener noreferrer");
+    return defaultLinkOpen(tokens, index, options, env, self);
+  };
+  // An image URL can carry the conversation to whoever serves it: only listed hosts load.
+  markdown.renderer.rules.image = (tokens, index) => {
+    const token = tokens[index];
+    const src = token.attrGet("src") ?? "";
+    const alt = token.content || "image";
+    if (imageAllowed(src, allowedImageHosts)) {
+      return `<img src="${escape(src)}" alt="${escape(alt)}">`;
+    }
+    return SAFE_LINK.test(normalise(src))
+      ? `<a href="${escape(src)}" target="_blank" rel="noopener noreferrer">🖼 ${escape(alt)}</a>`
+      : escape(`[${alt}]`);
+  };
+  markdown.renderer.rules.fence = (tokens, index) => {
+    const token = tokens[index];
+    const language = token.info.trim().split(/\s+/)[0].replace(/[^\w+-]/g, "");
+    const cls = language ? ` class="language-${language}"` : "";
+    return `<div class="code"><button type="button" class="copy">Copy</button><pre><code${cls}>${escape(token.content)}</code></pre></div>`;
+  };
+
+  const purify = DOMPurify();
+  purify.addHook("afterSanitizeAttributes", (node) => {
+    if (node.nodeName === "A") {
+      const href = node.getAttribute("href");
+      if (href === null || !SAFE_LINK.test(normalise(href))) node.removeAttribute("href");
+      node.setAttribute("target", "_blank");
+      node.setAttribute("rel", "noopener noreferrer");
+    } else if (node.nodeName === "IMG") {
+      if (!imageAllowed(node.getAttribute("src") ?? "", allowedImageHosts)) node.removeAttribute("src");
+      node.setAttribute("referrerpolicy", "no-referrer");
+      node.setAttribute("loading", "lazy");
+    } else if (node.nodeName === "BUTTON") {
+      node.setAttribute("type", "button");
+    }
+  });
+  const config = {
+    ALLOWED_TAGS,
+    ALLOWED_ATTR,
+    ALLOW_DATA_ATTR: false,
+    ALLOW_ARIA_ATTR: false,
+    ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
+    RETURN_DOM_FRAGMENT: true,
+  };
+
+  return (target, text) => {
+    const fragment = purify.sanitize(markdown.render(text), config);
+    target.replaceChildren(fragment);
+  };
+}
+
+/** The URL as a browser would read it: entities, controls and whitespace taken out. */
+function normalise(url) {
+  let text = String(url);
+  try {
+    text = decodeURIComponent(text);
+  } catch {
+    // a malformed escape: judge the raw text
+  }
+  return text.replace(/[\u0000-\u0020\u007f-\u009f\u200b-\u200f\u2028\u2029\ufeff]/g, "");
+}
+
+function imageAllowed(src, hosts) {
+  if (!hosts.size) return false;
+  try {
+    const url = new URL(src);
+    return url.protocol === "https:" && hosts.has(url.hostname.toLowerCase());
+  } catch {
+    return false;
+  }
+}
+
+function escape(text) {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
