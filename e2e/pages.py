@@ -44,17 +44,24 @@ def wait_ready(page: Page) -> None:
 
 
 def send(page: Page, text: str) -> None:
-    """Type and send a message, then wait until the answer has settled."""
+    """Type and send a message, then wait until its turn has settled (and been stored)."""
+    before = message_count(page)
     page.get_by_role("textbox", name="Message").fill(text)
     page.get_by_role("button", name="Send").click()
-    expect(page.get_by_role("button", name="Send")).to_be_visible()
-    settled(page)
+    settled(page, at_least=before + 2)
 
 
-def settled(page: Page) -> None:
+def message_count(page: Page) -> int:
+    count: int = page.evaluate("document.querySelector('chat-widget').client.state.messages.length")
+    return count
+
+
+def settled(page: Page, at_least: int = 0) -> None:
+    """Wait until no turn runs and the conversation holds at least `at_least` messages."""
     page.wait_for_function(
-        "(() => { const w = document.querySelector('chat-widget');"
-        " return w.client && !w.client.state.busy; })()"
+        """n => { const w = document.querySelector('chat-widget');
+                  return w.client && !w.client.state.busy && w.client.state.messages.length >= n; }""",
+        arg=at_least,
     )
 
 

@@ -61,14 +61,15 @@ def test_retry_replaces_the_answer_and_the_stored_conversation_follows(page: Pag
     message.fill("A long question, so that there is time to stop the answer")
     message.press("Enter")
     page.get_by_role("button", name="Stop").click()
-    settled(page)
+    settled(page, at_least=2)
     answer = log(page).locator("article[data-role=assistant]")
     expect(answer).to_contain_text("Stopped before the answer was finished.")
     log(page).get_by_role("button", name="Retry").click()
+    expect(answer).to_contain_text("You said")
+    expect(answer).not_to_have_attribute("aria-busy", "true")
     settled(page)
     expect(answer).to_have_count(1)
     expect(answer).not_to_contain_text("Stopped")
-    expect(answer).to_contain_text("You said")
     [stored] = stored_conversations(page)
     assert len(stored["messages"]) == 2 and "error" not in stored["messages"][1]
 
@@ -129,7 +130,7 @@ def test_a_tool_with_approval_runs_only_when_approved(page: Page) -> None:
     page.get_by_role("textbox", name="Message").fill("What's the weather in Lyon?")
     page.get_by_role("button", name="Send").click()
     page.get_by_role("button", name="Approve").click()
-    settled(page)
+    settled(page, at_least=4)
     assert page.evaluate("window.weatherRuns") == 1
     expect(log(page).locator("article[data-role=tool]")).to_contain_text("18°C and windy in Lyon")
     expect(log(page).locator("article[data-role=assistant]").last).to_contain_text("18°C and windy")
@@ -137,7 +138,7 @@ def test_a_tool_with_approval_runs_only_when_approved(page: Page) -> None:
     page.get_by_role("textbox", name="Message").fill("What's the weather in Nice?")
     page.get_by_role("button", name="Send").click()
     page.get_by_role("button", name="Deny").click()
-    settled(page)
+    settled(page, at_least=8)
     assert page.evaluate("window.weatherRuns") == 1
     expect(log(page).locator("article[data-role=tool]").last).to_contain_text("declined")
 
@@ -241,9 +242,10 @@ def test_a_dropped_stream_keeps_the_partial_answer_marked_and_retry_works(page: 
     assert stored["messages"][-1]["error"]  # kept, marked, never as a complete turn
     page.unroute("**/api/chat/completions")
     log(page).get_by_role("button", name="Retry").click()
+    expect(answer).to_contain_text("You said")
+    expect(answer).not_to_have_attribute("aria-busy", "true")
     settled(page)
     expect(answer).to_have_count(1)
-    expect(answer).to_contain_text("You said")
     expect(page.get_by_role("alert")).to_be_hidden()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from pages import (
@@ -157,13 +158,13 @@ def test_two_pages_chatting_at_once_both_keep_all_turns(context: BrowserContext)
     for page, name in ((first, "Ann"), (second, "Bob")):
         page.get_by_role("textbox", name="Message").fill(f"My name is {name}")
         page.get_by_role("button", name="Send").click()
-    settled(first)
-    settled(second)
+    settled(first, at_least=2)
+    settled(second, at_least=2)
     for page in (first, second):
         page.get_by_role("textbox", name="Message").fill("What is my name?")
         page.get_by_role("button", name="Send").click()
-    settled(first)
-    settled(second)
+    settled(first, at_least=4)
+    settled(second, at_least=4)
     conversations = stored_conversations(first)
     assert len(conversations) == 2
     for name in ("Ann", "Bob"):
@@ -363,3 +364,36 @@ def test_dispose_stores_the_last_complete_state(page: Page) -> None:
     }"""
     )
     assert [c["title"] for c in stored_conversations(page)] == ["Set by the host"]
+
+
+def test_export_and_import_all_history(page: Page, tmp_path: Path) -> None:
+    host_page(page)
+    send(page, "First to export")
+    page.get_by_role("button", name="New conversation").click()
+    send(page, "Second to export")
+    open_history(page)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export", exact=True).click()
+    saved = tmp_path / "history.json"
+    download.value.save_as(saved)
+    exported = json.loads(saved.read_text())
+    assert [c["title"] for c in exported["conversations"]] == [
+        "Second to export",
+        "First to export",
+    ]
+    expect(page.get_by_role("status")).to_have_text("Exported 2 conversations.")
+
+    page.evaluate("localStorage.clear()")
+    host_page(page)
+    open_history(page)
+    expect(history_rows(page)).to_have_count(0)
+    chooser_input = page.locator("chat-widget").locator("input.import-file")
+    chooser_input.set_input_files(saved)
+    expect(page.get_by_role("status")).to_have_text("Imported 2 conversations.")
+    expect(history_rows(page)).to_have_count(2)
+
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"version": 1, "id": "x", "messages": [{"role": "robot"}]}')
+    chooser_input.set_input_files(broken)
+    expect(page.get_by_role("alert")).to_contain_text('unknown role "robot"')
+    expect(history_rows(page)).to_have_count(2)

@@ -11,6 +11,7 @@ const DEFAULT_ENDPOINT = new URL("/api", import.meta.url).href;
 const THINKING_LEVELS = ["off", "low", "medium", "high"];
 const HISTORY_MODES = ["local", "memory", "off"];
 const DEFAULT_MAX_ATTACHMENT_BYTES = 512 * 1024;
+const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 
 const ICONS = {
   clock: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/></svg>',
@@ -63,6 +64,12 @@ const TEMPLATE = `
     </header>
     <ul class="conversations" role="list" aria-label="Conversations"></ul>
     <p class="empty-history">No conversations kept yet.</p>
+    <footer>
+      <p class="status" role="status"></p>
+      <button type="button" class="export">Export</button>
+      <button type="button" class="import">Import</button>
+      <input type="file" class="import-file" accept=".json,application/json" hidden>
+    </footer>
   </section>
 </div>`;
 
@@ -295,6 +302,14 @@ export class ChatWidget extends HTMLElement {
       this.#renderFiles();
     });
     client.approve = (call, signal) => this.#askApproval(call, signal);
+    const importFile = this.#root.querySelector(".import-file");
+    this.#root.querySelector(".export").addEventListener("click", () => this.#exportHistory());
+    this.#root.querySelector(".import").addEventListener("click", () => importFile.click());
+    importFile.addEventListener("change", () => {
+      const [file] = importFile.files;
+      importFile.value = "";
+      if (file) this.#importHistory(file);
+    });
     recent.addEventListener("click", (event) => {
       const row = /** @type {HTMLElement} */ (event.target).closest("button[data-id]");
       if (row) this.#act("open", { conversationId: row.getAttribute("data-id") });
@@ -388,6 +403,36 @@ export class ChatWidget extends HTMLElement {
       }),
     );
     files.hidden = this.#files.length === 0;
+  }
+
+  async #exportHistory() {
+    const text = await this.#act("exportAll", {});
+    if (typeof text !== "string") return;
+    const count = JSON.parse(text).conversations.length;
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+    link.download = `chatkeep-history-${new Date().toISOString().slice(0, 10)}.json`;
+    this.#root.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    this.#setStatus(`Exported ${count} conversation${count === 1 ? "" : "s"}.`);
+  }
+
+  async #importHistory(file) {
+    if (file.size > MAX_IMPORT_BYTES) {
+      this.#showAlert(`“${file.name}” is ${formatBytes(file.size)}: history files up to ${formatBytes(MAX_IMPORT_BYTES)} can be imported.`);
+      return;
+    }
+    const count = await this.#act("importAll", { text: await file.text() });
+    if (typeof count === "number") {
+      this.#setStatus(count ? `Imported ${count} conversation${count === 1 ? "" : "s"}.` : "Nothing new to import.");
+    }
+  }
+
+  #setStatus(text) {
+    const status = this.#root.querySelector(".history-page .status");
+    status.textContent = text;
   }
 
   /** Shows a tool call with "Approve" and "Deny"; resolves with the person's choice. */

@@ -35,6 +35,7 @@ export class HistoryView {
 
   show() {
     this.#page.hidden = false;
+    this.#page.parentElement?.classList.add("history-open");
     this.#search.value = "";
     this.#draw();
     this.#search.focus();
@@ -42,6 +43,7 @@ export class HistoryView {
 
   hide() {
     this.#page.hidden = true;
+    this.#page.parentElement?.classList.remove("history-open");
   }
 
   /** @param {HistoryEntry[]} entries @param {string} liveId */

@@ -37,6 +37,8 @@ const channel = new Channel(self, {
   forget: ({ conversationId }) => call("forget", conversationId),
   rename: ({ conversationId, title }) => call("rename", conversationId, title),
   history: () => call("history"),
+  exportAll: () => call("export_all"),
+  importAll: ({ text }) => call("import_all", text),
   storageChanged: ({ key }) => call("storage_changed", key),
   dispose: async () => {
     await stop();

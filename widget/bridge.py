@@ -165,6 +165,12 @@ class Bridge:
     async def rename(self, conversation_id: str, title: str) -> Json:
         return await _answer(self.conversations.rename(conversation_id, title))
 
+    async def export_all(self) -> Json:
+        return await _answer(self.conversations.export_all())
+
+    async def import_all(self, text: str) -> Json:
+        return await _answer(self.conversations.import_all(text))
+
     async def keep(self) -> Json:
         return await _answer(self.conversations.keep())
 
@@ -188,11 +194,11 @@ class Bridge:
             return _ok(None)
         return _ok(read_snapshot(decoded))
 
-    def set_model(self, model: str) -> Json:
-        return _call(lambda: self.session.set_model(model))
+    async def set_model(self, model: str) -> Json:
+        return await _answer(self.conversations.choose(model=model))
 
-    def set_thinking(self, level: str) -> Json:
-        return _call(lambda: self.session.set_thinking(level))
+    async def set_thinking(self, level: str) -> Json:
+        return await _answer(self.conversations.choose(thinking=level))
 
     def register_tool(self, spec: Json) -> Json:
         data = json.loads(spec)

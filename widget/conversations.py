@@ -8,16 +8,21 @@ snapshot leaves it out).
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from .errors import WidgetError
+from .errors import SnapshotError, WidgetError
 from .history import Entry, StorageFull
 from .messages import Message
 from .sessions import Session, Transport
-from .snapshots import Snapshot, from_dict, repair
+from .snapshots import Snapshot, from_dict, parse_json, repair
 from .titles import clean_title
+
+
+EXPORT_FORMAT = "chatkeep-history"
 
 
 class Kept(Protocol):
@@ -52,6 +57,7 @@ class Conversations:
         self.on_alert = on_alert
         self.on_list = on_list
         session.after_turn = self.keep
+        self._keeping = asyncio.Lock()
 
     async def start(self) -> None:
         if self.history is not None:
@@ -113,6 +119,15 @@ class Conversations:
             self.session.load(None)
         self.on_list()
 
+    async def choose(self, *, model: str | None = None, thinking: str | None = None) -> None:
+        """Change the model or thinking level; a kept conversation keeps the choice at once."""
+        if thinking is not None:
+            self.session.set_thinking(thinking)
+        if model is not None:
+            self.session.set_model(model)
+        if not self.session.busy:
+            await self.keep()
+
     async def rename(self, conversation_id: str, title: str) -> None:
         if not title.strip():
             raise WidgetError("A title needs at least one character.")
@@ -126,18 +141,69 @@ class Conversations:
         await self.history.keep(replace(snapshot, title=clean_title(title)))
         self.on_list()
 
+    async def export_all(self) -> str:
+        """Every kept conversation (the live one first) as one JSON file's text."""
+        await self.keep()
+        snapshots = []
+        for entry in self.history.entries() if self.history else []:
+            data = await self.history.read(entry.id) if self.history else None
+            if data is not None:
+                snapshots.append(data)
+        if self.history is None and not self.session.is_empty:
+            snapshots.append(self.session.snapshot().to_dict())
+        return json.dumps(
+            {"format": EXPORT_FORMAT, "version": 1, "conversations": snapshots},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+
+    async def import_all(self, text: str) -> int:
+        """Keep the conversations of an exported file (or one snapshot); all or nothing.
+
+        Every conversation is checked strictly first; one bad conversation refuses the file.
+        A conversation already kept in a newer version is left as it is. Returns how many
+        conversations were kept.
+        """
+        if self.history is None:
+            raise WidgetError("History is off, so there is nowhere to import conversations to.")
+        data = parse_json(text)
+        if isinstance(data, dict) and data.get("format") == EXPORT_FORMAT:
+            items = data.get("conversations")
+            if not isinstance(items, list):
+                raise SnapshotError('the file has no "conversations" array')
+        else:
+            items = [data]
+        snapshots = []
+        for number, item in enumerate(items, start=1):
+            try:
+                snapshot = from_dict(item)
+            except SnapshotError as exc:
+                raise SnapshotError(f"conversation {number} of the file: {exc}") from exc
+            snapshots.append(snapshot.with_messages(repair(list(snapshot.messages))))
+        known = {entry.id: entry.updated for entry in self.history.entries()}
+        kept = 0
+        for snapshot in sorted(snapshots, key=lambda s: s.updated):
+            if snapshot.messages and known.get(snapshot.id, -1) < snapshot.updated:
+                await self.history.keep(snapshot)
+                kept += 1
+        self.on_list()
+        return kept
+
     async def keep(self) -> None:
         """Store the live conversation's settled state, unless it is empty."""
         if self.history is None or self.session.is_empty:
             return
-        try:
-            stored_as = await self.history.keep(self.session.snapshot())
-        except StorageFull as exc:
-            self.on_alert(str(exc))
-            return
-        if stored_as != self.session.id:
-            # Another tab moved this conversation on: ours continues as a new one.
-            self.session.id = stored_as
+        # One write at a time, each of the state as it is when its turn comes: two writes
+        # interleaving could land the older state last.
+        async with self._keeping:
+            try:
+                stored_as = await self.history.keep(self.session.snapshot())
+            except StorageFull as exc:
+                self.on_alert(str(exc))
+                return
+            if stored_as != self.session.id:
+                # Another tab moved this conversation on: ours continues as a new one.
+                self.session.id = stored_as
         self.on_list()
 
     async def storage_changed(self, key: str) -> None:

@@ -242,3 +242,54 @@ def test_rename_the_live_or_a_kept_conversation() -> None:
     assert json.loads(store.data[f"chatkeep:conv:{first}"])["title"] == "Renamed while closed"
     with pytest.raises(ValueError, match="at least one character"):
         run(conversations.rename(first, "   "))
+
+
+def test_a_new_model_or_thinking_level_is_kept_at_once() -> None:
+    conversations, store = make(False, answer("one"))
+    run(conversations.choose(model="demo-mini"))
+    assert store.data == {}  # an empty conversation is never stored
+    run(conversations.send("first"))
+    run(conversations.choose(thinking="high", model="demo"))
+    [stored] = stored_conversations(store)
+    assert (stored["model"], stored["thinking"]) == ("demo", "high")
+    with pytest.raises(ValueError, match="thinking must be one of"):
+        run(conversations.choose(thinking="extreme"))
+
+
+def test_export_then_import_all_history() -> None:
+    conversations, _ = make(False, answer("one"), answer("two"))
+    run(conversations.send("first"))
+    run(conversations.new())
+    run(conversations.send("second"))
+    exported = run(conversations.export_all())
+    data = json.loads(exported)
+    assert data["format"] == "chatkeep-history" and data["version"] == 1
+    assert [c["messages"][0]["content"] for c in data["conversations"]] == ["second", "first"]
+
+    elsewhere, store = make()
+    assert run(elsewhere.import_all(exported)) == 2
+    assert sorted(e["title"] for e in elsewhere.listing()) == ["first", "second"]
+    assert run(elsewhere.import_all(exported)) == 0  # already kept, not newer
+    single = json.dumps(data["conversations"][0])
+    assert run(make()[0].import_all(single)) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("{nope", "not valid JSON"),
+        ('{"format": "chatkeep-history", "conversations": 5}', 'no "conversations" array'),
+        (
+            json.dumps({"format": "chatkeep-history", "conversations": [
+                {"version": 1, "id": "a", "messages": [{"role": "user", "content": "ok"}]},
+                {"version": 1, "id": "b", "messages": [{"role": "robot", "content": "x"}]},
+            ]}),
+            'conversation 2 of the file: message at index 0 has unknown role "robot"',
+        ),
+    ],
+)  # fmt: skip
+def test_a_bad_import_keeps_nothing(text: str, error: str) -> None:
+    conversations, store = make()
+    with pytest.raises(ValueError, match=error.replace("(", r"\(")):
+        run(conversations.import_all(text))
+    assert store.data == {}
