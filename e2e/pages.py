@@ -6,7 +6,7 @@ import json
 import uuid
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page
 
 BOOT_TIMEOUT = 60_000
 HOST_PAGE = "/e2e-host"
@@ -59,8 +59,8 @@ def message_count(page: Page) -> int:
 def settled(page: Page, at_least: int = 0) -> None:
     """Wait until no turn runs and the conversation holds at least `at_least` messages."""
     page.wait_for_function(
-        """n => { const w = document.querySelector('chat-widget');
-                  return w.client && !w.client.state.busy && w.client.state.messages.length >= n; }""",
+        """n => { const w = document.querySelector('chat-widget'), state = w.client?.state;
+                  return state && !state.busy && state.messages.length >= n; }""",
         arg=at_least,
     )
 

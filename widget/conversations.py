@@ -21,7 +21,6 @@ from .sessions import Session, Transport
 from .snapshots import Snapshot, from_dict, parse_json, repair
 from .titles import clean_title
 
-
 EXPORT_FORMAT = "chatkeep-history"
 
 

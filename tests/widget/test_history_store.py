@@ -266,7 +266,7 @@ def test_export_then_import_all_history() -> None:
     assert data["format"] == "chatkeep-history" and data["version"] == 1
     assert [c["messages"][0]["content"] for c in data["conversations"]] == ["second", "first"]
 
-    elsewhere, store = make()
+    elsewhere, _ = make()
     assert run(elsewhere.import_all(exported)) == 2
     assert sorted(e["title"] for e in elsewhere.listing()) == ["first", "second"]
     assert run(elsewhere.import_all(exported)) == 0  # already kept, not newer
