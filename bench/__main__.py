@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -23,6 +25,13 @@ from widget import Session, read_snapshot
 from widget.history import History, MemoryKeyValue
 
 RESULTS = Path(__file__).parent / "results.json"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def conversation(turns: int) -> list[dict[str, Any]]:
@@ -97,13 +106,60 @@ def bench_proxy() -> list[dict[str, Any]]:
     return [row("proxied demo answer, in process (whole)", statistics.median(samples), 20, "ms")]
 
 
+def bench_browser() -> list[dict[str, Any]]:
+    """Time from opening the demo page to `session.ready`, cold and warm, in Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "server", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(url + "healthz", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        launch: dict[str, Any] = {"args": CHROMIUM_FLAGS}
+        if Path("/usr/bin/chromium").exists():
+            launch["executable_path"] = "/usr/bin/chromium"
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(**launch)
+            page = browser.new_page()
+            ready = "document.querySelector('chat-widget').session.ready.then(() => true)"
+
+            def load() -> float:
+                start = time.perf_counter()
+                page.goto(url)
+                page.wait_for_function(ready, timeout=120_000)
+                return (time.perf_counter() - start) * 1000
+
+            cold = load()
+            warm = statistics.median(load() for _ in range(3))
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(10)
+    return [
+        row("demo page to ready, cold (Chromium)", cold, 15000, "ms"),
+        row("demo page to ready, warm (Chromium)", warm, 5000, "ms"),
+    ]
+
+
 def row(name: str, value: float, target: float, unit: str) -> dict[str, Any]:
     return {"name": name, "value": round(value, 3), "target": target, "unit": unit,
             "ok": value <= target}  # fmt: skip
 
 
 def main() -> int:
-    rows = bench_snapshots() + bench_history() + bench_proxy()
+    rows = bench_snapshots() + bench_history() + bench_proxy() + bench_browser()
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
     for r in rows:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page
@@ -49,6 +50,20 @@ def send(page: Page, text: str) -> None:
     page.get_by_role("textbox", name="Message").fill(text)
     page.get_by_role("button", name="Send").click()
     settled(page, at_least=before + 2)
+
+
+def new_conversation(page: Page) -> None:
+    page.get_by_role("button", name="New conversation").click()
+    page.wait_for_function(
+        "document.querySelector('chat-widget').client.state.messages.length === 0"
+    )
+
+
+def choose_files(page: Page, button: str, *files: Path) -> None:
+    """Press a button that opens the file chooser ("Attach", "Import") and pick `files`."""
+    with page.expect_file_chooser() as chooser:
+        page.get_by_role("button", name=button, exact=True).click()
+    chooser.value.set_files(list(files))
 
 
 def message_count(page: Page) -> int:

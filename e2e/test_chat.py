@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
+import pytest
+from pages import host_page
 from playwright.sync_api import Page, expect
 
 BOOT_TIMEOUT = 60_000
@@ -55,3 +59,28 @@ def test_enter_sends_and_stop_ends_a_streaming_answer(page: Page) -> None:
     expect(answer).to_have_count(1)
     expect(answer).to_contain_text("Stopped before the answer was finished.")
     expect(page.get_by_role("alert")).to_be_hidden()
+
+
+def chat_background(page: Page) -> str:
+    background: str = page.evaluate(
+        "getComputedStyle(document.querySelector('chat-widget').shadowRoot"
+        ".querySelector('.chat')).backgroundColor"
+    )
+    return background
+
+
+@pytest.mark.parametrize(
+    ("theme", "scheme", "expected"),
+    [
+        ("auto", "light", "rgb(255, 255, 255)"),
+        ("auto", "dark", "rgb(22, 24, 28)"),
+        ("light", "dark", "rgb(255, 255, 255)"),
+        ("dark", "light", "rgb(22, 24, 28)"),
+    ],
+)
+def test_theme_follows_the_attribute_or_the_system(
+    page: Page, theme: str, scheme: Literal["light", "dark"], expected: str
+) -> None:
+    page.emulate_media(color_scheme=scheme)
+    host_page(page, f'theme="{theme}"')
+    assert chat_background(page) == expected

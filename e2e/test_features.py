@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pages import host_page, log, send, settled, stored_conversations, wait_ready
+from pages import choose_files, host_page, log, send, settled, stored_conversations, wait_ready
 from playwright.sync_api import Page, Route, expect
 
 WEATHER_WITH_APPROVAL = """
@@ -180,7 +180,7 @@ def test_attachments_travel_to_the_model_and_are_stored(page: Page, tmp_path: Pa
     sent = bodies_sent(page)
     notes = tmp_path / "notes.txt"
     notes.write_text("Buy milk")
-    page.locator("chat-widget").locator("input[type=file]").set_input_files(notes)
+    choose_files(page, "Attach", notes)
     expect(page.get_by_role("button", name="Remove notes.txt")).to_be_visible()
     send(page, "Read this")
     expect(log(page).locator("article[data-role=user]")).to_contain_text("notes.txt")
@@ -204,7 +204,7 @@ def test_a_file_over_the_budget_is_refused_before_anything_is_sent(
     sent = bodies_sent(page)
     big = tmp_path / "big.txt"
     big.write_text("x" * 200)
-    page.locator("chat-widget").locator("input[type=file]").set_input_files(big)
+    choose_files(page, "Attach", big)
     expect(page.get_by_role("alert")).to_contain_text("“big.txt” is 200 bytes")
     expect(page.get_by_role("button", name="Remove big.txt")).to_have_count(0)
     assert sent == []

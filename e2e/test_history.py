@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from pages import (
+    choose_files,
     fill_storage,
     host_page,
     log,
+    new_conversation,
     plant,
     planted_conversation,
     send,
@@ -191,7 +193,7 @@ def test_two_pages_continuing_the_same_conversation_lose_neither(context: Browse
 def test_the_history_page(page: Page) -> None:
     host_page(page)
     send(page, "First chat")
-    page.get_by_role("button", name="New conversation").click()
+    new_conversation(page)
     send(page, "Second chat")
     draft = page.get_by_role("textbox", name="Message")
     draft.fill("an unsent draft")
@@ -369,7 +371,7 @@ def test_dispose_stores_the_last_complete_state(page: Page) -> None:
 def test_export_and_import_all_history(page: Page, tmp_path: Path) -> None:
     host_page(page)
     send(page, "First to export")
-    page.get_by_role("button", name="New conversation").click()
+    new_conversation(page)
     send(page, "Second to export")
     open_history(page)
     with page.expect_download() as download:
@@ -387,13 +389,12 @@ def test_export_and_import_all_history(page: Page, tmp_path: Path) -> None:
     host_page(page)
     open_history(page)
     expect(history_rows(page)).to_have_count(0)
-    chooser_input = page.locator("chat-widget").locator("input.import-file")
-    chooser_input.set_input_files(saved)
+    choose_files(page, "Import", saved)
     expect(page.get_by_role("status")).to_have_text("Imported 2 conversations.")
     expect(history_rows(page)).to_have_count(2)
 
     broken = tmp_path / "broken.json"
     broken.write_text('{"version": 1, "id": "x", "messages": [{"role": "robot"}]}')
-    chooser_input.set_input_files(broken)
+    choose_files(page, "Import", broken)
     expect(page.get_by_role("alert")).to_contain_text('unknown role "robot"')
     expect(history_rows(page)).to_have_count(2)
