@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
@@ -14,10 +15,9 @@ def runtime_dir(tmp_path: Path) -> Path:
     """A stand-in for the built runtime folder, with a precompressed file."""
     folder = tmp_path / "runtime"
     (folder / "pyodide").mkdir(parents=True)
-    (folder / "pyodide" / "pyodide.asm.wasm").write_bytes(b"\0asm" + b"\1" * 1000)
-    import gzip
-
-    (folder / "pyodide" / "pyodide.asm.wasm.gz").write_bytes(gzip.compress(b"\0asm" + b"\1" * 1000))
+    wasm = b"\0asm" + b"\1" * 1000
+    (folder / "pyodide" / "pyodide.asm.wasm").write_bytes(wasm)
+    (folder / "pyodide" / "pyodide.asm.wasm.gz").write_bytes(gzip.compress(wasm))
     (folder / "widget.whl").write_bytes(b"PK wheel")
     return folder
 
