@@ -148,8 +148,8 @@ def bench_browser() -> list[dict[str, Any]]:
         server.terminate()
         server.wait(10)
     return [
-        row("demo page to ready, cold (Chromium)", cold, 15000, "ms"),
-        row("demo page to ready, warm (Chromium)", warm, 5000, "ms"),
+        row("demo page to ready, cold (Chromium)", cold, 6000, "ms"),
+        row("demo page to ready, warm (Chromium)", warm, 3000, "ms"),
     ]
 
 
