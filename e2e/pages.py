@@ -10,6 +10,8 @@ from typing import Any
 from playwright.sync_api import Page
 
 BOOT_TIMEOUT = 60_000
+# The demo model echoes a question: a long one streams for seconds, time enough to stop it.
+LONGER = " and then some more words" * 12
 HOST_PAGE = "/e2e-host"
 
 

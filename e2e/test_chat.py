@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 import pytest
-from pages import host_page
+from pages import LONGER, host_page
 from playwright.sync_api import Page, expect
 
 BOOT_TIMEOUT = 60_000
@@ -49,7 +49,7 @@ def test_shows_progress_until_the_runtime_has_loaded(page: Page) -> None:
 def test_enter_sends_and_stop_ends_a_streaming_answer(page: Page) -> None:
     open_chat(page)
     message = page.get_by_role("textbox", name="Message")
-    message.fill("Tell me something long please, about anything at all, many words")
+    message.fill("Tell me something long please, about anything at all, many words" + LONGER)
     message.press("Enter")
     stop = page.get_by_role("button", name="Stop")
     expect(stop).to_be_visible()

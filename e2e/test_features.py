@@ -8,7 +8,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pages import choose_files, host_page, log, send, settled, stored_conversations, wait_ready
+from pages import (
+    LONGER,
+    choose_files,
+    host_page,
+    log,
+    send,
+    settled,
+    stored_conversations,
+    wait_ready,
+)
 from playwright.sync_api import Page, Route, expect
 
 WEATHER_WITH_APPROVAL = """
@@ -58,7 +67,7 @@ def test_fork_opens_the_turns_before_a_message_and_puts_it_back(page: Page) -> N
 def test_retry_replaces_the_answer_and_the_stored_conversation_follows(page: Page) -> None:
     host_page(page)
     message = page.get_by_role("textbox", name="Message")
-    message.fill("A long question, so that there is time to stop the answer")
+    message.fill("A long question, so that there is time to stop the answer" + LONGER)
     message.press("Enter")
     page.get_by_role("button", name="Stop").click()
     settled(page, at_least=2)

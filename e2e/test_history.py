@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pages import (
+    LONGER,
     choose_files,
     fill_storage,
     host_page,
@@ -319,7 +320,9 @@ def test_save_while_streaming_leaves_the_unfinished_answer_out(page: Page) -> No
 
 def test_restore_stops_a_running_turn_and_stores_the_one_left(page: Page) -> None:
     host_page(page, 'history="local"')
-    page.get_by_role("textbox", name="Message").fill("First conversation, a long question please")
+    page.get_by_role("textbox", name="Message").fill(
+        "First conversation, a long question please" + LONGER
+    )
     page.get_by_role("button", name="Send").click()
     expect(page.get_by_role("button", name="Stop")).to_be_visible()
     other = {"version": 1, "id": "other", "title": "Other", "created": 1, "updated": 1,

@@ -32,7 +32,7 @@ export class WidgetClient extends EventTarget {
    * Asks the person before a tool marked `approval` runs; the view replaces it. The signal
    * aborts when the turn is stopped, which counts as a refusal.
    */
-  approve = async (/** @type {{name: string, arguments: string}} */ _call, /** @type {AbortSignal} */ _signal) => true;
+  approve = async (/** @type {{name: string, arguments: string}} */ _call, /** @type {AbortSignal} */ _signal) => false;
   #approvals = new Set();
 
   #worker;
