@@ -2,8 +2,11 @@
 // (./client.js) talks to the worker, where the Python session decides.
 
 import { WidgetClient } from "./client.js";
+import { askApproval } from "./approval.js";
+import { AttachmentTray } from "./attachments.js";
 import { HistoryView } from "./history-view.js";
 import { createRenderer } from "./markdown.js";
+import { SessionHandle } from "./session-handle.js";
 import { Transcript } from "./transcript.js";
 
 const STYLESHEET = new URL("./chat-widget.css", import.meta.url).href;
@@ -11,7 +14,6 @@ const DEFAULT_ENDPOINT = new URL("/api", import.meta.url).href;
 const THINKING_LEVELS = ["off", "low", "medium", "high"];
 const HISTORY_MODES = ["local", "memory", "off"];
 const DEFAULT_MAX_ATTACHMENT_BYTES = 512 * 1024;
-const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 
 const ICONS = {
   clock: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/></svg>',
@@ -80,65 +82,6 @@ function deferred() {
   return { promise, resolve, reject };
 }
 
-/** The host API, available at once on `element.session`; it answers after `ready`. */
-class SessionHandle {
-  #client;
-  /** @param {Promise<WidgetClient>} client */
-  constructor(client) {
-    this.#client = client;
-  }
-  get ready() {
-    return this.#client.then((client) => client.ready).then(() => undefined);
-  }
-  async #request(type, fields = {}) {
-    const client = await this.#client;
-    return client.request(type, fields);
-  }
-  /** @param {string} text */
-  async send(text) {
-    await (await this.#client).send(String(text));
-  }
-  save() {
-    return this.#request("save");
-  }
-  async restore(snapshot) {
-    await this.#request("restore", { snapshot: snapshot ?? null });
-  }
-  /** @param {() => void} listener */
-  subscribe(listener) {
-    const notify = () => listener();
-    let unsubscribed = false;
-    let remove = () => {};
-    this.#client.then((client) => {
-      if (unsubscribed) return;
-      for (const type of ["change", "draft"]) client.addEventListener(type, notify);
-      remove = () => {
-        for (const type of ["change", "draft"]) client.removeEventListener(type, notify);
-      };
-    });
-    return () => {
-      unsubscribed = true;
-      remove();
-    };
-  }
-  getHistory() {
-    return this.#request("getHistory");
-  }
-  async setHistory(messages) {
-    await this.#request("setHistory", { messages });
-  }
-  async readSnapshot(value) {
-    try {
-      return (await this.#request("readSnapshot", { value })) ?? undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  async dispose() {
-    await (await this.#client).dispose();
-  }
-}
-
 export class ChatWidget extends HTMLElement {
   static define(tag = "chat-widget", registry = customElements) {
     if (!registry.get(tag)) registry.define(tag, this);
@@ -157,8 +100,7 @@ export class ChatWidget extends HTMLElement {
   #transcript;
   #historyView;
   #disposed = false;
-  /** @type {{name: string, mime: string, data: string}[]} files waiting for the next message */
-  #files = [];
+  #tray;
 
   constructor() {
     super();
@@ -178,13 +120,18 @@ export class ChatWidget extends HTMLElement {
       model: $(".model"),
       thinking: $(".thinking"),
       usage: $(".usage"),
-      files: $(".files"),
-      fileInput: $(".file-input"),
     };
     this.#historyView = new HistoryView(this.#root, {
       open: (conversationId) => this.#act("open", { conversationId }),
       forget: (conversationId) => this.#act("forget", { conversationId }),
       rename: (conversationId, title) => this.#act("rename", { conversationId, title }),
+      exportAll: () => this.#act("exportAll", {}),
+      importAll: (text) => this.#act("importAll", { text }),
+      alert: (text) => this.#showAlert(text),
+    });
+    this.#tray = new AttachmentTray(this.#root, {
+      limit: () => this.maxAttachmentBytes,
+      alert: (text) => (text ? this.#showAlert(text) : this.#clearAlert()),
     });
     this.session = new SessionHandle(this.#started.promise);
     // A page may set properties before this class is defined: take them over.
@@ -204,6 +151,12 @@ export class ChatWidget extends HTMLElement {
 
   set historyStore(store) {
     this.#historyStore = store;
+  }
+
+  /** How much the files attached to one message may weigh together. */
+  get maxAttachmentBytes() {
+    const value = Number.parseInt(this.getAttribute("max-attachment-bytes") ?? "", 10);
+    return value > 0 ? value : DEFAULT_MAX_ATTACHMENT_BYTES;
   }
 
   get endpoint() {
@@ -289,27 +242,7 @@ export class ChatWidget extends HTMLElement {
     this.#root.querySelector(".new").addEventListener("click", () => this.#act("restore", { snapshot: null }));
     this.#root.querySelector(".history-button").addEventListener("click", () => this.#historyView.show());
     recent.querySelector(".all").addEventListener("click", () => this.#historyView.show());
-    const { files, fileInput } = this.#elements;
-    this.#root.querySelector(".attach").addEventListener("click", () => fileInput.click());
-    fileInput.addEventListener("change", () => {
-      this.#attach([...fileInput.files]);
-      fileInput.value = "";
-    });
-    files.addEventListener("click", (event) => {
-      const remove = /** @type {HTMLElement} */ (event.target).closest("button[data-file]");
-      if (!remove) return;
-      this.#files.splice(Number(remove.getAttribute("data-file")), 1);
-      this.#renderFiles();
-    });
-    client.approve = (call, signal) => this.#askApproval(call, signal);
-    const importFile = this.#root.querySelector(".import-file");
-    this.#root.querySelector(".export").addEventListener("click", () => this.#exportHistory());
-    this.#root.querySelector(".import").addEventListener("click", () => importFile.click());
-    importFile.addEventListener("change", () => {
-      const [file] = importFile.files;
-      importFile.value = "";
-      if (file) this.#importHistory(file);
-    });
+    client.approve = (call, signal) => askApproval(this.#elements.log, call, signal);
     recent.addEventListener("click", (event) => {
       const row = /** @type {HTMLElement} */ (event.target).closest("button[data-id]");
       if (row) this.#act("open", { conversationId: row.getAttribute("data-id") });
@@ -355,116 +288,11 @@ export class ChatWidget extends HTMLElement {
   #sendDraft() {
     const client = /** @type {WidgetClient} */ (this.client);
     const text = this.#elements.message.value.trim();
-    if ((!text && !this.#files.length) || this.#elements.send.disabled) return;
-    const attachments = this.#files;
-    this.#files = [];
-    this.#renderFiles();
+    if ((!text && !this.#tray.count) || this.#elements.send.disabled) return;
+    const attachments = this.#tray.take();
     this.#elements.message.value = "";
     this.#clearAlert();
     client.send(text, attachments).catch((error) => this.#showAlert(error.message));
-  }
-
-  get maxAttachmentBytes() {
-    const value = Number.parseInt(this.getAttribute("max-attachment-bytes") ?? "", 10);
-    return value > 0 ? value : DEFAULT_MAX_ATTACHMENT_BYTES;
-  }
-
-  /** Adds files to the next message; a file over the budget is refused before anything is sent. */
-  async #attach(chosen) {
-    this.#clearAlert();
-    const limit = this.maxAttachmentBytes;
-    const used = this.#files.reduce((sum, file) => sum + Math.floor((file.data.length * 3) / 4), 0);
-    let total = used;
-    for (const file of chosen) {
-      if (total + file.size > limit) {
-        const room = file.size > limit ? "" : " with the files already attached";
-        this.#showAlert(`“${file.name}” is ${formatBytes(file.size)}: a message can carry ${formatBytes(limit)} of files${room}.`);
-        continue;
-      }
-      total += file.size;
-      const data = await readBase64(file);
-      this.#files.push({ name: file.name, mime: file.type || guessType(file.name), data });
-    }
-    this.#renderFiles();
-  }
-
-  #renderFiles() {
-    const { files } = this.#elements;
-    files.replaceChildren(
-      ...this.#files.map((file, index) => {
-        const item = document.createElement("li");
-        const remove = document.createElement("button");
-        remove.type = "button";
-        remove.dataset.file = String(index);
-        remove.textContent = "×";
-        remove.setAttribute("aria-label", `Remove ${file.name}`);
-        item.append(`📎 ${file.name}`, remove);
-        return item;
-      }),
-    );
-    files.hidden = this.#files.length === 0;
-  }
-
-  async #exportHistory() {
-    const text = await this.#act("exportAll", {});
-    if (typeof text !== "string") return;
-    const count = JSON.parse(text).conversations.length;
-    const link = document.createElement("a");
-    link.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
-    link.download = `chatkeep-history-${new Date().toISOString().slice(0, 10)}.json`;
-    this.#root.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-    this.#setStatus(`Exported ${count} conversation${count === 1 ? "" : "s"}.`);
-  }
-
-  async #importHistory(file) {
-    if (file.size > MAX_IMPORT_BYTES) {
-      this.#showAlert(`“${file.name}” is ${formatBytes(file.size)}: history files up to ${formatBytes(MAX_IMPORT_BYTES)} can be imported.`);
-      return;
-    }
-    const count = await this.#act("importAll", { text: await file.text() });
-    if (typeof count === "number") {
-      this.#setStatus(count ? `Imported ${count} conversation${count === 1 ? "" : "s"}.` : "Nothing new to import.");
-    }
-  }
-
-  #setStatus(text) {
-    const status = this.#root.querySelector(".history-page .status");
-    status.textContent = text;
-  }
-
-  /** Shows a tool call with "Approve" and "Deny"; resolves with the person's choice. */
-  #askApproval(call, signal) {
-    const card = document.createElement("div");
-    card.className = "approval";
-    card.setAttribute("role", "group");
-    card.setAttribute("aria-label", `Run ${call.name}?`);
-    const text = document.createElement("p");
-    const code = document.createElement("code");
-    code.textContent = `${call.name}(${call.arguments})`;
-    text.append("The assistant wants to run ", code);
-    const approve = document.createElement("button");
-    approve.type = "button";
-    approve.textContent = "Approve";
-    approve.className = "primary";
-    const deny = document.createElement("button");
-    deny.type = "button";
-    deny.textContent = "Deny";
-    card.append(text, approve, deny);
-    this.#elements.log.append(card);
-    this.#elements.log.scrollTop = this.#elements.log.scrollHeight;
-    approve.focus();
-    return new Promise((resolve) => {
-      const settle = (answer) => {
-        card.remove();
-        resolve(answer);
-      };
-      approve.addEventListener("click", () => settle(true));
-      deny.addEventListener("click", () => settle(false));
-      signal.addEventListener("abort", () => settle(false));
-    });
   }
 
   async #loadModels() {
@@ -545,28 +373,6 @@ export class ChatWidget extends HTMLElement {
     this.#elements.alert.hidden = true;
     this.#elements.alert.textContent = "";
   }
-}
-
-function readBase64(file) {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
-    reader.onerror = () => reject(new Error(`“${file.name}” could not be read.`));
-    reader.readAsDataURL(file);
-  });
-}
-
-function guessType(name) {
-  const extension = name.split(".").pop()?.toLowerCase() ?? "";
-  const known = { md: "text/markdown", csv: "text/csv", json: "application/json", py: "text/x-python",
-    ts: "text/plain", yaml: "text/yaml", yml: "text/yaml" };
-  return known[extension] ?? "application/octet-stream";
-}
-
-function formatBytes(bytes) {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 ChatWidget.define();

@@ -2,6 +2,9 @@
 
 /** @typedef {import("./client.js").HistoryEntry} HistoryEntry */
 
+import { formatBytes } from "./attachments.js";
+
+const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 const DATE_FORMAT = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 export class HistoryView {
@@ -17,7 +20,8 @@ export class HistoryView {
   /**
    * @param {ShadowRoot} root
    * @param {{open: (id: string) => unknown, forget: (id: string) => unknown,
-   *   rename: (id: string, title: string) => unknown}} actions
+   *   rename: (id: string, title: string) => unknown, exportAll: () => Promise<unknown>,
+   *   importAll: (text: string) => Promise<unknown>, alert: (text: string) => void}} actions
    */
   constructor(root, actions) {
     this.#page = /** @type {HTMLElement} */ (root.querySelector(".history-page"));
@@ -31,6 +35,46 @@ export class HistoryView {
       if (event.key === "Escape" && !(event.target instanceof HTMLInputElement && event.target.classList.contains("rename-field"))) this.hide();
     });
     this.#list.addEventListener("click", (event) => this.#onClick(event));
+    const importFile = /** @type {HTMLInputElement} */ (this.#page.querySelector(".import-file"));
+    this.#page.querySelector(".export")?.addEventListener("click", () => this.#export());
+    this.#page.querySelector(".import")?.addEventListener("click", () => importFile.click());
+    importFile.addEventListener("change", () => {
+      const [file] = importFile.files ?? [];
+      importFile.value = "";
+      if (file) this.#import(file);
+    });
+  }
+
+  /** Downloads every kept conversation as one JSON file. */
+  async #export() {
+    const text = await this.#actions.exportAll();
+    if (typeof text !== "string") return;
+    const count = JSON.parse(text).conversations.length;
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+    link.download = `chatkeep-history-${new Date().toISOString().slice(0, 10)}.json`;
+    this.#page.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    this.#status(`Exported ${count} conversation${count === 1 ? "" : "s"}.`);
+  }
+
+  /** @param {File} file */
+  async #import(file) {
+    if (file.size > MAX_IMPORT_BYTES) {
+      this.#actions.alert(`“${file.name}” is ${formatBytes(file.size)}: history files up to ${formatBytes(MAX_IMPORT_BYTES)} can be imported.`);
+      return;
+    }
+    const count = await this.#actions.importAll(await file.text());
+    if (typeof count === "number") {
+      this.#status(count ? `Imported ${count} conversation${count === 1 ? "" : "s"}.` : "Nothing new to import.");
+    }
+  }
+
+  #status(text) {
+    const status = this.#page.querySelector(".status");
+    if (status) status.textContent = text;
   }
 
   show() {

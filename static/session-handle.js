@@ -1,0 +1,62 @@
+// The host API on `element.session`: available at once, answering once the runtime is ready.
+
+/** @typedef {import("./client.js").WidgetClient} WidgetClient */
+
+/** The host API, available at once on `element.session`; it answers after `ready`. */
+export class SessionHandle {
+  #client;
+  /** @param {Promise<WidgetClient>} client */
+  constructor(client) {
+    this.#client = client;
+  }
+  get ready() {
+    return this.#client.then((client) => client.ready).then(() => undefined);
+  }
+  async #request(type, fields = {}) {
+    const client = await this.#client;
+    return client.request(type, fields);
+  }
+  /** @param {string} text */
+  async send(text) {
+    await (await this.#client).send(String(text));
+  }
+  save() {
+    return this.#request("save");
+  }
+  async restore(snapshot) {
+    await this.#request("restore", { snapshot: snapshot ?? null });
+  }
+  /** @param {() => void} listener */
+  subscribe(listener) {
+    const notify = () => listener();
+    let unsubscribed = false;
+    let remove = () => {};
+    this.#client.then((client) => {
+      if (unsubscribed) return;
+      for (const type of ["change", "draft"]) client.addEventListener(type, notify);
+      remove = () => {
+        for (const type of ["change", "draft"]) client.removeEventListener(type, notify);
+      };
+    });
+    return () => {
+      unsubscribed = true;
+      remove();
+    };
+  }
+  getHistory() {
+    return this.#request("getHistory");
+  }
+  async setHistory(messages) {
+    await this.#request("setHistory", { messages });
+  }
+  async readSnapshot(value) {
+    try {
+      return (await this.#request("readSnapshot", { value })) ?? undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  async dispose() {
+    await (await this.#client).dispose();
+  }
+}
