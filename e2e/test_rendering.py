@@ -207,3 +207,21 @@ def test_user_messages_are_plain_text(page: Page, guarded: list[str]) -> None:
     user = log(page).locator("article[data-role=user] .body")
     expect(user).to_have_text("**not bold** <b>nor this</b>")
     expect(user.locator("b, strong")).to_have_count(0)
+
+
+def test_streaming_redraws_only_the_answer_being_written(page: Page, guarded: list[str]) -> None:
+    host_page(page, 'history="memory"')
+    send(page, "My name is Alice")
+    first = page.evaluate_handle(
+        "document.querySelector('chat-widget').shadowRoot.querySelector('article[data-role=assistant]')"
+    )
+    page.evaluate(
+        """first => { window.__replaced = 0;
+        new MutationObserver(records => { for (const r of records)
+            for (const node of r.removedNodes) if (node === first) window.__replaced++; })
+          .observe(first.parentNode, {childList: true}); }""",
+        first,
+    )
+    send(page, "Tell me a long story" + " with many words" * 20)
+    assert page.evaluate("first => first.isConnected", first)
+    assert page.evaluate("window.__replaced") == 0

@@ -93,3 +93,23 @@ def test_every_response_is_hardened(http: TestClient) -> None:
     with http:
         for url in ("/healthz", "/api/models", "/static/chat-widget.js"):
             assert http.get(url).headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_key_is_in_no_page_asset_or_error(runtime_dir: Path) -> None:
+    key = "sk-never-shown-7731"
+    settings = Settings(upstream="http://127.0.0.1:9/v1", api_key=key, models=("m",))
+    with TestClient(create_app(settings, runtime_dir=runtime_dir)) as http:
+        responses = [
+            http.get("/"),
+            http.get("/api/models"),
+            http.get("/static/chat-widget.js"),
+            http.get("/static/worker.js"),
+            http.post(
+                "/api/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+            ),
+            http.post("/api/chat/completions", json={"model": "nope", "messages": []}),
+        ]
+    for response in responses:
+        assert key not in response.text
+        assert all(key not in value for value in response.headers.values())
