@@ -13,6 +13,7 @@ import statistics
 import subprocess
 import sys
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,21 @@ def bench_snapshots() -> list[dict[str, Any]]:
         ),
         row("read_snapshot, 200 messages", timed(lambda: read_snapshot(text)), 30, "ms"),
     ]
+
+
+def bench_memory() -> list[dict[str, Any]]:
+    """Peak Python memory to hold and restore a long conversation (tracemalloc)."""
+    original = Session()
+    original.set_history(conversation(100))
+    snapshot = original.export_snapshot()
+    tracemalloc.start()
+    restored = Session()
+    restored.import_snapshot(snapshot)
+    restored.export_snapshot()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    size = len(snapshot.encode())
+    return [row(f"peak memory to restore a {size // 1024} KB snapshot", peak / 2**20, 4, "MiB")]
 
 
 def bench_history() -> list[dict[str, Any]]:
@@ -159,7 +175,7 @@ def row(name: str, value: float, target: float, unit: str) -> dict[str, Any]:
 
 
 def main() -> int:
-    rows = bench_snapshots() + bench_history() + bench_proxy() + bench_browser()
+    rows = bench_snapshots() + bench_memory() + bench_history() + bench_proxy() + bench_browser()
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
     for r in rows:
