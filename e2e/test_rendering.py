@@ -103,17 +103,22 @@ def stream_body(text: str) -> str:
     return "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
 
 
+def answer_with(page: Page, *answers: str) -> None:
+    """The model answers each next request with the next of `answers`, streamed."""
+    remaining = iter(answers)
+    page.route(
+        "**/api/chat/completions",
+        lambda route: route.fulfill(
+            status=200, content_type="text/event-stream", body=stream_body(next(remaining))
+        ),
+    )
+
+
 def test_hostile_answers_streamed_live_run_nothing(page: Page, guarded: list[str]) -> None:
     host_page(page, 'history="memory"')
     payloads = hostile_inputs()
     batches = [payloads[i : i + 40] for i in range(0, len(payloads), 40)]
-    answers = iter("\n\n".join(batch) for batch in batches)
-    page.route(
-        "**/api/chat/completions",
-        lambda route: route.fulfill(
-            status=200, content_type="text/event-stream", body=stream_body(next(answers))
-        ),
-    )
+    answer_with(page, *("\n\n".join(batch) for batch in batches))
     for number in range(len(batches)):
         send(page, f"Answer batch {number}")
     expect(log(page).locator("article[data-role=assistant]")).to_have_count(len(batches))
@@ -153,12 +158,7 @@ def test_markdown_reads_well(page: Page, guarded: list[str]) -> None:
         "[a link](https://example.com/docs) and mail@example.com\n\n"
         "```python\nprint('hi')\n```\n\n![diagram](https://images.example/d.png)"
     )
-    page.route(
-        "**/api/chat/completions",
-        lambda route: route.fulfill(
-            status=200, content_type="text/event-stream", body=stream_body(answer)
-        ),
-    )
+    answer_with(page, answer)
     send(page, "Show me Markdown")
     body = log(page).locator("article[data-role=assistant] .body")
     expect(body.locator("em")).to_have_text("emphasis")
@@ -187,12 +187,7 @@ def test_markdown_reads_well(page: Page, guarded: list[str]) -> None:
 def test_listed_image_hosts_show_inline(page: Page, guarded: list[str]) -> None:
     host_page(page, 'history="memory" image-hosts="localhost"')
     answer = "![chart](https://localhost/chart.png) ![other](https://elsewhere.example/x.png)"
-    page.route(
-        "**/api/chat/completions",
-        lambda route: route.fulfill(
-            status=200, content_type="text/event-stream", body=stream_body(answer)
-        ),
-    )
+    answer_with(page, answer)
     send(page, "A chart please")
     body = log(page).locator("article[data-role=assistant] .body")
     expect(body.locator("img")).to_have_count(1)

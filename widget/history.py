@@ -101,7 +101,7 @@ class History:
 
     def entries(self) -> list[Entry]:
         """Newest first."""
-        return sorted(self._entries.values(), key=lambda e: (e.updated, e.id), reverse=True)
+        return newest_first(self._entries.values())
 
     def __contains__(self, conversation_id: str) -> bool:
         return conversation_id in self._entries
@@ -233,8 +233,8 @@ def parse_meta(conversation_id: str, text: str | None) -> Entry | None:
     return Entry(conversation_id, title, updated, rev)
 
 
-def entries_to_dicts(entries: Iterable[Entry]) -> list[dict[str, Any]]:
-    return [entry.to_dict() for entry in entries]
+def newest_first(entries: Iterable[Entry]) -> list[Entry]:
+    return sorted(entries, key=lambda e: (e.updated, e.id), reverse=True)
 
 
 class HostStore(Protocol):
@@ -261,7 +261,7 @@ class HostedHistory:
                 self._entries[entry.id] = entry
 
     def entries(self) -> list[Entry]:
-        return sorted(self._entries.values(), key=lambda e: (e.updated, e.id), reverse=True)
+        return newest_first(self._entries.values())
 
     def __contains__(self, conversation_id: str) -> bool:
         return conversation_id in self._entries
