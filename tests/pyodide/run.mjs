@@ -6,7 +6,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const SHARED = process.env.CHATKEEP_SHARED ?? resolve(ROOT, "../shared");
+// The public corpora, when present (never part of the repository): tests skip without them.
+const CORPUS = process.env.CHATKEEP_CORPUS ?? resolve(ROOT, "../shared/corpus");
 const PYODIDE_DIR = join(ROOT, "static/node_modules/pyodide");
 const WHEEL = join(ROOT, "build/runtime/widget.whl");
 const TEST_WHEELS = join(ROOT, "build/test-wheels");
@@ -36,16 +37,19 @@ install(WHEEL);
 const { FS } = pyodide;
 FS.mkdirTree("/repo");
 FS.mount(FS.filesystems.NODEFS, { root: ROOT }, "/repo");
-if (existsSync(SHARED)) {
-  FS.mkdirTree("/shared");
-  FS.mount(FS.filesystems.NODEFS, { root: realpathSync(SHARED) }, "/shared"); // NODEFS needs a real folder
+const corpusMounted = existsSync(CORPUS);
+if (corpusMounted) {
+  FS.mkdirTree("/corpus");
+  FS.mount(FS.filesystems.NODEFS, { root: realpathSync(CORPUS) }, "/corpus"); // NODEFS needs a real folder
 }
 
+// Not mounted: the host path, which Pyodide cannot see, so the skip message names it.
+pyodide.globals.set("corpus_path", corpusMounted ? "/corpus" : CORPUS);
 pyodide.globals.set("pytest_args", pyodide.toPy(process.argv.slice(2)));
 const exitCode = await pyodide.runPythonAsync(`
 import importlib, os, sys
 importlib.invalidate_caches()  # site-packages changed after start-up
-os.environ["CHATKEEP_SHARED"] = "/shared"
+os.environ["CHATKEEP_CORPUS"] = corpus_path
 os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = "/tmp/hypothesis"
 os.chdir("/tmp")
 import widget
@@ -54,6 +58,6 @@ assert "site-packages" in widget.__file__, widget.__file__
 print(f"Pyodide {sys.version.split()[0]} on {sys.platform}: testing {widget.__file__}")
 import pytest
 int(pytest.main(["/repo/tests/widget", "-c", "/repo/pyproject.toml", "--rootdir", "/repo",
-                 "-p", "no:cacheprovider", "-q", *pytest_args]))
+                 "-p", "no:cacheprovider", "-q", "-rs", *pytest_args]))
 `);
 process.exit(exitCode);

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, settings
 
 IN_PYODIDE = sys.platform == "emscripten"
@@ -18,17 +15,3 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("chatkeep")
-
-
-def shared_dir() -> Path:
-    """`../shared` beside the repository (CHATKEEP_SHARED where the tree is mounted elsewhere)."""
-    configured = os.environ.get("CHATKEEP_SHARED")
-    return Path(configured) if configured else Path(__file__).resolve().parents[3] / "shared"
-
-
-@pytest.fixture(scope="session")
-def corpus() -> Path:
-    path = shared_dir() / "corpus"
-    if not path.is_dir():
-        pytest.fail(f"the public test corpora were not found at {path}: ../shared must be present")
-    return path

@@ -1,4 +1,4 @@
-"""Hostile input: arbitrary JSON, mutated snapshots and the JSONTestSuite corpus.
+"""Hostile input: arbitrary JSON, mutated snapshots, our own broken texts and JSONTestSuite.
 
 Only the documented error type may escape, and a failed call must leave the session
 exactly as it was.
@@ -15,6 +15,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from corpora import corpus_path
 from widget import HistoryError, Session, SnapshotError, read_snapshot
 
 VALID = {
@@ -161,15 +162,75 @@ def test_pathological_json_text(text: str) -> None:
     assert read_snapshot(text) is None
 
 
-def parsing_cases(corpus: Path) -> list[Path]:
-    cases = sorted((corpus / "json" / "test_parsing").iterdir())
+VALID_TEXT = json.dumps(VALID)
+BROKEN_SNAPSHOT_TEXTS = {
+    # The classes JSONTestSuite covers, written here so they run in every clone.
+    "trailing garbage": VALID_TEXT + " x",
+    "a second document": VALID_TEXT + VALID_TEXT,
+    "trailing comma": VALID_TEXT[:-1] + ",}",
+    "unclosed object": VALID_TEXT[:-1],
+    "single quotes": VALID_TEXT.replace('"title"', "'title'"),
+    "a comment": VALID_TEXT.replace('"title"', '/* x */ "title"'),
+    "a byte order mark": "\ufeff" + VALID_TEXT,
+    "a raw control character in a string": VALID_TEXT.replace("Weather", "Wea\u0001ther"),
+    "an unescaped newline in a string": VALID_TEXT.replace("Weather", "Wea\nther"),
+    "a lone high surrogate escape": VALID_TEXT.replace("weather?", "\\ud800"),
+    "a lone low surrogate escape": VALID_TEXT.replace("weather?", "x\\udfff"),
+    "a huge exponent": VALID_TEXT.replace('"created": 5', '"created": 1e999'),
+    "a number with 5000 digits": VALID_TEXT.replace('"created": 5', '"created": ' + "9" * 5000),
+    "a leading zero": VALID_TEXT.replace('"created": 5', '"created": 05'),
+    "NaN": VALID_TEXT.replace('"created": 5', '"created": NaN'),
+    "Infinity": VALID_TEXT.replace('"created": 5', '"created": -Infinity'),
+    "deep nesting in a message": VALID_TEXT.replace('"weather?"', "[" * 10_000 + "]" * 10_000),
+    "deep nesting at the top": "[" * 100_000,
+    "a version from the future": VALID_TEXT.replace('"version": 1', '"version": 999'),
+    "a version as text": VALID_TEXT.replace('"version": 1', '"version": "1"'),
+    "hex number": VALID_TEXT.replace('"created": 5', '"created": 0x5'),
+    "empty": "",
+    "only whitespace": " \n\t ",
+}
+BROKEN_SNAPSHOT_BYTES = {
+    "invalid UTF-8": VALID_TEXT.replace("Weather", "W\u00e9ather").encode("latin-1"),
+    "an overlong UTF-8 sequence": VALID_TEXT.encode().replace(b"Weather", b"We\xc0\xafther"),
+    "UTF-16": VALID_TEXT.encode("utf-16"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN_SNAPSHOT_TEXTS))
+def test_own_broken_snapshot_texts_are_refused(case: str) -> None:
+    session, before = prepared_session()
+    text = BROKEN_SNAPSHOT_TEXTS[case]
+    with pytest.raises(SnapshotError):
+        session.import_snapshot(text)
+    assert state_of(session) == before
+    assert read_snapshot(text) is None
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN_SNAPSHOT_BYTES))
+def test_own_broken_snapshot_bytes_are_refused(case: str) -> None:
+    session, before = prepared_session()
+    with pytest.raises(SnapshotError):
+        session.import_snapshot(BROKEN_SNAPSHOT_BYTES[case])
+    assert state_of(session) == before
+    assert read_snapshot(BROKEN_SNAPSHOT_BYTES[case]) is None
+
+
+def test_the_valid_base_of_the_broken_texts_is_accepted() -> None:
+    # Guards the cases above: each is refused for its own flaw, not for a flaw of the base.
+    session = Session()
+    session.import_snapshot(VALID_TEXT)
+    assert read_snapshot(VALID_TEXT) is not None
+
+
+def parsing_cases() -> list[Path]:
+    cases = sorted(corpus_path("json", "test_parsing").iterdir())
     assert len(cases) > 300, "JSONTestSuite's test_parsing looks incomplete"
     return cases
 
 
-def test_every_json_test_suite_case_is_refused_as_a_snapshot(corpus: Path) -> None:
+def test_every_json_test_suite_case_is_refused_as_a_snapshot() -> None:
     session, before = prepared_session()
-    for case in parsing_cases(corpus):
+    for case in parsing_cases():
         data = case.read_bytes()
         with pytest.raises(SnapshotError):
             session.import_snapshot(data)
