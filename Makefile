@@ -12,14 +12,17 @@ PYTHON313 := $(shell for c in python3.13 "$$(pyenv prefix 3.13 2>/dev/null)/bin/
 
 VENV := .venv
 PY := $(VENV)/bin/python
-RUNTIME := build/runtime
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+# Built files go into the served folder (git-ignored), so the same tree serves from a checkout
+# and from the installed package.
+RUNTIME := static/runtime
 PYODIDE_FILES := pyodide.mjs pyodide.asm.js pyodide.asm.wasm pyodide-lock.json
-WIDGET_SOURCES := $(wildcard widget/*.py) pyproject.toml
+WIDGET_SOURCES := $(wildcard widget/*.py) pyproject.toml tools/widget_wheel.py
 WHEEL := $(RUNTIME)/widget.whl
 TEST_WHEELS := build/test-wheels/.stamp
 BROWSER_STAMP := build/.browser
 
-.PHONY: setup serve test lint typecheck test-unit test-pyodide test-e2e bench clean
+.PHONY: setup serve test lint typecheck test-unit test-pyodide test-e2e bench dist clean
 .DELETE_ON_ERROR:
 
 setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp
@@ -30,8 +33,8 @@ serve: setup
 test: setup $(TEST_WHEELS) $(BROWSER_STAMP) lint typecheck test-pyodide test-unit-and-e2e
 
 lint: $(VENV)/.stamp
-	$(VENV)/bin/ruff check widget server tests e2e bench
-	$(VENV)/bin/ruff format --check widget server tests e2e bench
+	$(VENV)/bin/ruff check widget server tests e2e bench tools
+	$(VENV)/bin/ruff format --check widget server tests e2e bench tools
 
 typecheck: $(VENV)/.stamp
 	$(VENV)/bin/mypy
@@ -40,7 +43,7 @@ test-pyodide: setup $(TEST_WHEELS)
 	node tests/pyodide/run.mjs
 
 .PHONY: test-unit-and-e2e
-test-unit-and-e2e: setup $(BROWSER_STAMP)
+test-unit-and-e2e: setup $(BROWSER_STAMP) dist
 	$(PY) -m pytest tests e2e
 
 bench: setup $(BROWSER_STAMP)
@@ -50,7 +53,7 @@ $(VENV)/.stamp: pyproject.toml
 	@test -n "$(PYTHON313)" || { echo "Python 3.13 was not found (tried python3.13 and pyenv 3.13): install it, e.g. 'pyenv install 3.13'." >&2; exit 1; }
 	test -x $(PY) || $(PYTHON313) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[server,dev]"
+	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $@
 
 static/node_modules/.package-lock.json: static/package.json static/package-lock.json
@@ -59,7 +62,7 @@ static/node_modules/.package-lock.json: static/package.json static/package-lock.
 # The widget wheel: built as pure Python, then py-compiled for Pyodide's Python 3.13.
 $(WHEEL): $(WIDGET_SOURCES) $(VENV)/.stamp
 	rm -rf build/dist && mkdir -p build/dist $(RUNTIME)
-	$(PY) -m build --wheel --no-isolation --outdir build/dist . >/dev/null
+	$(PY) tools/widget_wheel.py build/dist $(VERSION) >/dev/null
 	cd build/dist && ../../$(VENV)/bin/pyodide py-compile --silent *.whl
 	cp build/dist/*-cp313-*.whl $@
 
@@ -69,11 +72,17 @@ $(RUNTIME)/.stamp: static/node_modules/.package-lock.json $(VENV)/.stamp
 	rm -rf $(RUNTIME)/pyodide $(RUNTIME)/vendor && mkdir -p $(RUNTIME)/pyodide $(RUNTIME)/vendor
 	cp $(addprefix static/node_modules/pyodide/,$(PYODIDE_FILES)) $(RUNTIME)/pyodide/
 	cp static/node_modules/pyodide/python_stdlib.zip $(RUNTIME)/pyodide/
-	cd $(RUNTIME)/pyodide && ../../../$(VENV)/bin/pyodide py-compile --silent python_stdlib.zip
+	cd $(RUNTIME)/pyodide && $(CURDIR)/$(VENV)/bin/pyodide py-compile --silent python_stdlib.zip
 	cp static/node_modules/markdown-it/dist/browser/markdown-it.esm.min.mjs $(RUNTIME)/vendor/markdown-it.mjs
 	cp static/node_modules/dompurify/dist/purify.es.mjs $(RUNTIME)/vendor/dompurify.mjs
 	for f in $(RUNTIME)/pyodide/*.{mjs,js,json,wasm} $(RUNTIME)/vendor/*.mjs; do gzip -kf9 "$$f"; done
 	touch $@
+
+# One wheel for pip: the server, the widget's Python code and every built asset.
+dist: setup
+	rm -rf dist build/lib build/bdist.*
+	$(PY) -m build --wheel --no-isolation --outdir dist . >/dev/null
+	@ls dist/chatkeep-$(VERSION)-py3-none-any.whl
 
 $(TEST_WHEELS): tests/pyodide/requirements.txt $(VENV)/.stamp
 	rm -rf build/test-wheels && mkdir -p build/test-wheels
@@ -91,4 +100,4 @@ $(BROWSER_STAMP): $(VENV)/.stamp
 	touch $@
 
 clean:
-	rm -rf build dist $(VENV) static/node_modules
+	rm -rf build dist $(VENV) static/node_modules $(RUNTIME)

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import statistics
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -22,17 +20,11 @@ import httpx
 
 from server import Settings, create_app
 from server.demo import DemoTransport
+from server.testing import CHROMIUM_FLAGS, ChatkeepServer
 from widget import Session, read_snapshot
 from widget.history import History, MemoryKeyValue
 
 RESULTS = Path(__file__).parent / "results.json"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def conversation(turns: int) -> list[dict[str, Any]]:
@@ -126,24 +118,10 @@ def bench_browser() -> list[dict[str, Any]]:
     """Time from opening the demo page to `session.ready`, cold and warm, in Chromium."""
     from playwright.sync_api import sync_playwright
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "server", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/"
+    server = ChatkeepServer().wait_until_up()
+    url = f"{server.url}/"
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                httpx.get(url + "healthz", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        launch: dict[str, Any] = {"args": CHROMIUM_FLAGS}
+        launch: dict[str, Any] = {"args": list(CHROMIUM_FLAGS)}
         if Path("/usr/bin/chromium").exists():
             launch["executable_path"] = "/usr/bin/chromium"
         with sync_playwright() as playwright:
@@ -161,8 +139,7 @@ def bench_browser() -> list[dict[str, Any]]:
             warm = statistics.median(load() for _ in range(3))
             browser.close()
     finally:
-        server.terminate()
-        server.wait(10)
+        server.stop()
     return [
         row("demo page to ready, cold (Chromium)", cold, 6000, "ms"),
         row("demo page to ready, warm (Chromium)", warm, 3000, "ms"),

@@ -7,22 +7,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from servers import RunningServer
+from servers import CHROMIUM_FLAGS, RunningServer
 
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
     """Debian's Chromium where it is installed, else Playwright's own browser."""
-    args = {**browser_type_launch_args, "args": CHROMIUM_FLAGS}
+    args = {**browser_type_launch_args, "args": list(CHROMIUM_FLAGS)}
     if os.path.exists(DEBIAN_CHROMIUM):
         args["executable_path"] = DEBIAN_CHROMIUM
     return args

@@ -25,7 +25,7 @@ def slow_upstream() -> Iterator[tuple[FakeUpstream, RunningServer]]:
         chat.wait_until_up()
         yield fake, chat
         chat.stop()
-        assert "sk-e2e-SECRET" not in chat.log.read_text()  # the key never reaches a log line
+        assert "sk-e2e-SECRET" not in chat.output  # the key never reaches a log line
 
 
 def test_stop_closes_the_upstream_request(

@@ -1,4 +1,8 @@
-"""Chatkeep's server: assets, the demo page, and a proxy to one OpenAI-compatible upstream."""
+"""Chatkeep's server: assets, the demo page, and a proxy to OpenAI-compatible upstreams.
+
+Installed, this package is `chatkeep` (`chatkeep.create_app`, `chatkeep serve`); in a
+checkout it is also importable as `server` (`python -m server`).
+"""
 
 from .app import create_app
 from .settings import Settings, SettingsError, load_settings

@@ -21,10 +21,19 @@ from .demo import DemoTransport
 from .errors import APIError
 from .limits import RateLimiter
 from .proxy import chat_completions
-from .security import HardeningHeaders, OriginGuard, page_policy
+from .security import HardeningHeaders, OriginGuard, page_policy, route_path
 from .settings import Settings
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+
+
+def _static_dir() -> Path:
+    """Installed, the assets sit inside the package; in a checkout, beside it."""
+    packaged = HERE / "static"
+    return packaged if packaged.is_dir() else HERE.parent / "static"
+
+
+STATIC_DIR = _static_dir()
 TEMPLATES = Environment(
     loader=FileSystemLoader(Path(__file__).parent / "templates"),
     autoescape=select_autoescape(["html"]),
@@ -35,24 +44,20 @@ def create_app(
     settings: Settings | None = None,
     *,
     transport: httpx.AsyncBaseTransport | None = None,
-    static_dir: Path = ROOT / "static",
-    runtime_dir: Path = ROOT / "build" / "runtime",
+    static_dir: Path = STATIC_DIR,
+    runtime_dir: Path | None = None,
 ) -> Starlette:
     """Build the app. `transport` replaces the upstream connection (tests, the demo model)."""
     settings = settings or Settings()
     if transport is None and settings.uses_demo_model:
         transport = DemoTransport()
 
+    upstream = UpstreamClient(settings, transport)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        timeout = httpx.Timeout(
-            settings.upstream_timeout, connect=min(10.0, settings.upstream_timeout)
-        )
-        # A small keep-alive pool: a large idle pool makes bursts of new streams slow.
-        limits = httpx.Limits(max_connections=200, max_keepalive_connections=8)
-        async with httpx.AsyncClient(transport=transport, timeout=timeout, limits=limits) as http:
-            app.state.http = http
-            yield
+        yield
+        await upstream.aclose()
 
     app = Starlette(
         routes=[
@@ -60,7 +65,7 @@ def create_app(
             Route("/healthz", healthz),
             Route("/api/models", list_models),
             Route("/api/chat/completions", chat_completions, methods=["POST"]),
-            Mount("/static/runtime", Assets(directory=str(runtime_dir))),
+            Mount("/static/runtime", Assets(directory=str(runtime_dir or static_dir / "runtime"))),
             Mount("/static", Assets(directory=str(static_dir))),
         ],
         middleware=[
@@ -78,14 +83,47 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.upstream = upstream
     app.state.rate_limiter = RateLimiter(settings.rate_limit)
     return app
+
+
+class UpstreamClient:
+    """The one shared `httpx.AsyncClient`, opened on first use.
+
+    Mounted inside another app, this app's lifespan never runs (Starlette runs only the outer
+    app's), so the client cannot be opened there; the lifespan still closes it when it runs.
+    """
+
+    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None) -> None:
+        self.settings = settings
+        self.transport = transport
+        self._client: httpx.AsyncClient | None = None
+
+    def get(self) -> httpx.AsyncClient:
+        if self._client is None or self._client.is_closed:
+            timeout = httpx.Timeout(
+                self.settings.upstream_timeout, connect=min(10.0, self.settings.upstream_timeout)
+            )
+            # A small keep-alive pool: a large idle pool makes bursts of new streams slow.
+            limits = httpx.Limits(max_connections=200, max_keepalive_connections=8)
+            self._client = httpx.AsyncClient(
+                transport=self.transport, timeout=timeout, limits=limits
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
 
 
 async def demo_page(request: Request) -> Response:
     settings: Settings = request.app.state.settings
     html = TEMPLATES.get_template("index.html").render(
-        demo=settings.uses_demo_model, models=settings.models, image_hosts=settings.image_hosts
+        root=request.scope.get("root_path", "").rstrip("/"),
+        demo=settings.uses_demo_model,
+        models=settings.models,
+        image_hosts=settings.image_hosts,
     )
     headers = {
         "content-security-policy": page_policy(settings.image_hosts),
@@ -112,7 +150,7 @@ async def _api_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    if request.url.path.startswith("/api/") or exc.status_code == 405:
+    if route_path(request.scope).startswith("/api/") or exc.status_code == 405:
         return APIError(exc.status_code, exc.detail, "http_error").response()
     return Response(exc.detail, status_code=exc.status_code, media_type="text/plain")
 

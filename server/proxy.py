@@ -38,7 +38,7 @@ async def chat_completions(request: Request) -> Response:
     settings: Settings = request.app.state.settings
     request.app.state.rate_limiter.check(client_key(request))
     payload = clean_payload(await read_body(request, settings.max_body_bytes), settings)
-    return UpstreamResponse(request.app.state.http, settings, payload)
+    return UpstreamResponse(request.app.state.upstream.get(), settings, payload)
 
 
 def client_key(request: Request) -> str:

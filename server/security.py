@@ -29,7 +29,7 @@ class OriginGuard:
         self.allowed = frozenset(origin.rstrip("/") for origin in allowed_origins)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+        if scope["type"] == "http" and route_path(scope).startswith("/api/"):
             headers = Headers(scope=scope)
             origin = headers.get("origin")
             if origin and origin not in self.allowed and origin != own_origin(scope, headers):
@@ -38,6 +38,13 @@ class OriginGuard:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def route_path(scope: Scope) -> str:
+    """The path inside this app: the same whether it is served at the root or mounted."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
 
 
 def own_origin(scope: Scope, headers: Headers) -> str:

@@ -109,7 +109,7 @@ def load_settings(
 ) -> Settings:
     """Settings from command-line flags over environment variables over defaults."""
     environ = os.environ if environ is None else environ
-    parser = argparse.ArgumentParser(prog="python -m server", description="Serve Chatkeep.")
+    parser = argparse.ArgumentParser(prog="chatkeep serve", description="Serve Chatkeep.")
     for option in OPTIONS:
         parser.add_argument(
             option.flag,

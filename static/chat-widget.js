@@ -10,7 +10,8 @@ import { SessionHandle } from "./session-handle.js";
 import { Transcript } from "./transcript.js";
 
 const STYLESHEET = new URL("./chat-widget.css", import.meta.url).href;
-const DEFAULT_ENDPOINT = new URL("/api", import.meta.url).href;
+// `api` beside the script's `static/` folder, so a server mounted at /chat is found at /chat/api.
+const DEFAULT_ENDPOINT = new URL("../api", import.meta.url).href;
 const THINKING_LEVELS = ["off", "low", "medium", "high"];
 const HISTORY_MODES = ["local", "memory", "off"];
 const DEFAULT_MAX_ATTACHMENT_BYTES = 512 * 1024;

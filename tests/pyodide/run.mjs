@@ -9,7 +9,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 // The public corpora, when present (never part of the repository): tests skip without them.
 const CORPUS = process.env.CHATKEEP_CORPUS ?? resolve(ROOT, "../shared/corpus");
 const PYODIDE_DIR = join(ROOT, "static/node_modules/pyodide");
-const WHEEL = join(ROOT, "build/runtime/widget.whl");
+const WHEEL = join(ROOT, "static/runtime/widget.whl");
 const TEST_WHEELS = join(ROOT, "build/test-wheels");
 
 for (const [path, fix] of [[PYODIDE_DIR, "npm ci --prefix static"], [WHEEL, "make setup"], [TEST_WHEELS, "make test"]]) {
@@ -22,7 +22,7 @@ for (const [path, fix] of [[PYODIDE_DIR, "npm ci --prefix static"], [WHEEL, "mak
 const { loadPyodide } = await import(join(PYODIDE_DIR, "pyodide.mjs"));
 const pyodide = await loadPyodide({
   indexURL: `${PYODIDE_DIR}/`,
-  stdLibURL: join(ROOT, "build/runtime/pyodide/python_stdlib.zip"),
+  stdLibURL: join(ROOT, "static/runtime/pyodide/python_stdlib.zip"),
 });
 // Raw writes, so pytest's progress dots stay on one line.
 pyodide.setStdout({ write: (bytes) => (process.stdout.write(bytes), bytes.length) });

@@ -1,0 +1,132 @@
+"""Chatkeep in your own tests: a real server on a free port, and the pytest fixture for it.
+
+Installed with Chatkeep, this module is a pytest plugin (entry point `pytest11`), so every
+test can ask for `chatkeep_server`: a running server with the built-in demo model, whose
+`.url` a page embeds the widget from. Name another upstream by overriding the fixture
+`chatkeep_server_args` with the flags `chatkeep serve` takes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+
+import httpx
+import pytest
+
+__all__ = ["CHROMIUM_FLAGS", "ChatkeepServer", "ServerDidNotStart", "free_port"]
+
+#: Flags for a headless Chromium in a container or CI: no sandbox, GPU or background traffic.
+CHROMIUM_FLAGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+_LISTENING = re.compile(r"Uvicorn running on (http://\S+)")
+
+
+def free_port() -> int:
+    """A loopback port free right now (for servers that cannot be given port 0)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class ServerDidNotStart(RuntimeError):
+    """The server exited or did not listen in time; the message holds its output."""
+
+
+class ChatkeepServer:
+    """`chatkeep serve` in a subprocess on a free port, its output kept to explain failures.
+
+    The port is chosen by the server itself (port 0) and read from its log, so two servers
+    started at once never race for the same port.
+    """
+
+    def __init__(
+        self, *args: str, env: dict[str, str] | None = None, command: Sequence[str] = ()
+    ) -> None:
+        """`args` are `chatkeep serve` flags; `command` replaces `python -m chatkeep serve`."""
+        serve = list(command) or [sys.executable, "-m", __package__ or "chatkeep", "serve"]
+        self.process = subprocess.Popen(
+            [*serve, "--port", "0", *args],
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        )
+        self.url = ""
+        self._lines: list[str] = []
+        self._listening = threading.Event()
+        self._reader = threading.Thread(target=self._read_output, daemon=True)
+        self._reader.start()
+
+    @property
+    def output(self) -> str:
+        return "".join(self._lines)
+
+    def wait_until_up(self, timeout: float = 30.0) -> ChatkeepServer:
+        """Wait until `/healthz` answers; raise `ServerDidNotStart` with the output if not."""
+        deadline = time.monotonic() + timeout
+        if self._listening.wait(timeout):
+            while time.monotonic() < deadline and self.process.poll() is None:
+                try:
+                    if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                        return self
+                except httpx.HTTPError:
+                    time.sleep(0.05)
+        self.stop()
+        raise ServerDidNotStart(f"chatkeep serve did not come up; its output:\n{self.output}")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._reader.join(timeout=5)
+
+    def __enter__(self) -> ChatkeepServer:
+        return self.wait_until_up()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _read_output(self) -> None:
+        assert self.process.stdout is not None
+        with self.process.stdout:
+            for line in self.process.stdout:
+                self._lines.append(line)
+                if not self.url and (match := _LISTENING.search(line)):
+                    self.url = match.group(1)
+                    self._listening.set()
+        self._listening.set()  # exited: wake the waiter, which sees no URL
+
+
+@pytest.fixture(scope="session")
+def chatkeep_server_args() -> Sequence[str]:
+    """Flags for `chatkeep serve`; override to name an upstream (`--upstream`, `--model`)."""
+    return ()
+
+
+@pytest.fixture(scope="session")
+def chatkeep_server(chatkeep_server_args: Sequence[str]) -> Iterator[ChatkeepServer]:
+    """A running Chatkeep server (the demo model unless told otherwise), stopped afterwards."""
+    server = ChatkeepServer(*chatkeep_server_args)
+    try:
+        server.wait_until_up()
+    except ServerDidNotStart as exc:
+        pytest.fail(str(exc), pytrace=False)
+    yield server
+    server.stop()
