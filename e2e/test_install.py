@@ -1,4 +1,4 @@
-"""The built distribution, installed as a stranger would: a fresh virtualenv, pip, `chatkeep serve`."""
+"""The built wheel, installed as a stranger would: a fresh virtualenv, pip, `chatkeep serve`."""
 
 from __future__ import annotations
 
