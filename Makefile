@@ -36,8 +36,11 @@ lint: $(VENV)/.stamp
 	$(VENV)/bin/ruff check widget server tests e2e bench tools
 	$(VENV)/bin/ruff format --check widget server tests e2e bench tools
 
-typecheck: $(VENV)/.stamp
+# Python with mypy; the JavaScript and static/chat-widget.d.ts with tsc (checkJs).
+typecheck: $(VENV)/.stamp static/node_modules/.package-lock.json
 	$(VENV)/bin/mypy
+	static/node_modules/.bin/tsc -p static/tsconfig.json
+	static/node_modules/.bin/tsc -p static/tsconfig.worker.json
 
 test-pyodide: setup $(TEST_WHEELS)
 	node tests/pyodide/run.mjs

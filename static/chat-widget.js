@@ -76,13 +76,19 @@ const TEMPLATE = `
   </section>
 </div>`;
 
-/** A promise with its resolve and reject, for `ready` before the element is connected. */
+/**
+ * A promise with its resolve and reject, for `ready` before the element is connected.
+ * @returns {{promise: Promise<any>, resolve: (value: any) => void, reject: (error: any) => void}}
+ */
 function deferred() {
   let resolve, reject;
   const promise = new Promise((yes, no) => ((resolve = yes), (reject = no)));
   return { promise, resolve, reject };
 }
 
+/** @typedef {import("./chat-widget.js").ChatWidget} ChatWidgetType as declared in chat-widget.d.ts */
+
+/** @implements {ChatWidgetType} checked by tsc against the declaration */
 export class ChatWidget extends HTMLElement {
   static define(tag = "chat-widget", registry = customElements) {
     if (!registry.get(tag)) registry.define(tag, this);
@@ -167,11 +173,12 @@ export class ChatWidget extends HTMLElement {
   connectedCallback() {
     if (this.client || this.#disposed) return;
     const historyAttribute = this.getAttribute("history") ?? "memory";
+    /** @type {import("./client.js").ClientConfig} */
     const config = {
       endpoint: this.endpoint,
       model: this.getAttribute("model"),
       instructions: this.getAttribute("instructions"),
-      history: this.historyStore ? "host" : HISTORY_MODES.includes(historyAttribute) ? historyAttribute : "memory",
+      history: this.historyStore ? "host" : HISTORY_MODES.includes(historyAttribute) ? /** @type {any} */ (historyAttribute) : "memory",
       prefix: this.getAttribute("storage-prefix") || "chatkeep",
       maxConversations: Math.max(1, Number.parseInt(this.getAttribute("max-conversations") ?? "20", 10) || 20),
       generateTitle: this.hasAttribute("generate-title"),
@@ -181,7 +188,7 @@ export class ChatWidget extends HTMLElement {
     this.client = new WidgetClient(config, () => this.historyStore);
     for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
     this.#pendingTools = [];
-    this.#root.querySelector(".history-button").hidden = config.history === "off";
+    /** @type {HTMLElement} */ (this.#root.querySelector(".history-button")).hidden = config.history === "off";
     this.#wire(this.client);
     this.#started.resolve(this.client);
   }

@@ -21,7 +21,8 @@ widget?.registerTool({
     required: ["city"],
   },
   handler: ({ city }) => {
-    window.chatkeepDemoToolCalls = (window.chatkeepDemoToolCalls ?? 0) + 1;
+    const counter = /** @type {any} */ (window);
+    counter.chatkeepDemoToolCalls = (counter.chatkeepDemoToolCalls ?? 0) + 1;
     return weatherIn(city);
   },
 });

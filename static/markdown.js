@@ -3,8 +3,12 @@
 // markdown-it parses with raw HTML off; DOMPurify then sanitises what it produced, with hooks
 // that enforce the link and image policy a second time on the final DOM.
 
-import MarkdownIt from "./runtime/vendor/markdown-it.mjs";
-import DOMPurify from "./runtime/vendor/dompurify.mjs";
+// Vendored at build time (static/runtime/vendor), so they are loaded by URL, not by name.
+const VENDOR = new URL("./runtime/vendor/", import.meta.url);
+const [{ default: MarkdownIt }, { default: DOMPurify }] = await Promise.all([
+  import(new URL("markdown-it.mjs", VENDOR).href),
+  import(new URL("dompurify.mjs", VENDOR).href),
+]);
 
 const SAFE_LINK = /^(?:https?:|mailto:)/i;
 const ALLOWED_TAGS = [

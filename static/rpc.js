@@ -15,7 +15,7 @@ export class Channel {
   #prefix;
 
   /**
-   * @param {Worker | MessagePort | DedicatedWorkerGlobalScope} port
+   * @param {Worker | MessagePort | {postMessage: Function, addEventListener: Function}} port  (a worker's `self` on that side)
    * @param {Record<string, Handler>} handlers  requests this side answers, by type
    * @param {string} prefix  distinguishes ids minted on each side
    */
@@ -23,7 +23,7 @@ export class Channel {
     this.#port = port;
     this.#handlers = handlers;
     this.#prefix = prefix;
-    port.addEventListener("message", (event) => this.#receive(event.data));
+    port.addEventListener("message", (/** @type {MessageEvent} */ event) => this.#receive(event.data));
     if ("start" in port && typeof port.start === "function") port.start();
   }
 

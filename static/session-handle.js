@@ -2,7 +2,12 @@
 
 /** @typedef {import("./client.js").WidgetClient} WidgetClient */
 
-/** The host API, available at once on `element.session`; it answers after `ready`. */
+/** @typedef {import("./chat-widget.js").ChatSession} ChatSession as declared in chat-widget.d.ts */
+
+/**
+ * The host API, available at once on `element.session`; it answers after `ready`.
+ * @implements {ChatSession} checked by tsc against the declaration
+ */
 export class SessionHandle {
   #client;
   /** @param {Promise<WidgetClient>} client */

@@ -54,7 +54,7 @@ export function openStream(url, body, controller) {
 
   return {
     async next() {
-      while (!queue.length && !finished) await new Promise((resolve) => (wake = resolve));
+      while (!queue.length && !finished) await new Promise((resolve) => (wake = () => resolve(undefined)));
       if (queue.length) return `[${queue.splice(0).join(",")}]`;
       if (failure) throw new Error(failure);
       return undefined; // None in Python (null would arrive as pyodide's JsNull)

@@ -1,0 +1,142 @@
+// Types for <chat-widget>, the one file a host page includes (static/chat-widget.js).
+// `make test` checks these declarations against the JavaScript (tsc --noEmit, checkJs).
+//
+//   import type { ChatWidget, Snapshot } from "https://chat.example.com/static/chat-widget.js";
+//   const chat = document.querySelector("chat-widget")!;   // typed as ChatWidget
+//   const snapshot: Snapshot = await chat.session.save();
+
+/** Where conversations are kept: the host page's localStorage, page memory, or nowhere. */
+export type HistoryMode = "local" | "memory" | "off";
+export type ThinkingLevel = "off" | "low" | "medium" | "high";
+export type Theme = "light" | "dark" | "auto";
+
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export interface Attachment {
+  name: string;
+  mime: string;
+  /** Base64 */
+  data: string;
+}
+
+/** One message of a conversation (snapshot format, version 1). */
+export interface Message {
+  role: "user" | "assistant" | "tool";
+  content: string | null;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  /** The tool's name, on a tool message. */
+  name?: string;
+  attachments?: Attachment[];
+  /** On an assistant message whose turn failed or was interrupted. */
+  error?: string;
+}
+
+/** A conversation as plain JSON (version 1); no system message, no configuration, no tools. */
+export interface Snapshot {
+  version: 1;
+  id: string;
+  title: string;
+  /** Milliseconds since the epoch. */
+  created: number;
+  updated: number;
+  provider?: string;
+  model: string;
+  thinking: ThinkingLevel;
+  messages: Message[];
+}
+
+/** A tool the model may call; `handler` runs on the host page. */
+export interface ToolDefinition<Args = any> {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  parameters?: object;
+  handler: (args: Args) => string | Promise<string>;
+  /** Ask the person ("Approve" / "Deny") before each call. */
+  approval?: boolean;
+}
+
+export interface HistoryEntry {
+  id: string;
+  title: string;
+  updated: number;
+}
+
+/** A host-owned history store, assigned to `element.historyStore` before it is connected. */
+export interface HistoryStore {
+  ready?: Promise<unknown>;
+  list(): HistoryEntry[];
+  read(id: string): Snapshot | null | undefined | Promise<Snapshot | null | undefined>;
+  keep(id: string, snapshot: Snapshot, title: string): void | Promise<void>;
+  forget(id: string): void | Promise<void>;
+}
+
+/** `element.session`: available at once, answering once the runtime has loaded. */
+export interface ChatSession {
+  /** Settles when Python is running and history is loaded. */
+  readonly ready: Promise<void>;
+  /** Send a user message; resolves when the turn has settled (and been stored). */
+  send(text: string): Promise<void>;
+  /** The current snapshot; an answer still streaming is left out. */
+  save(): Promise<Snapshot>;
+  /** Open a snapshot in place (stopping a running turn), or a new conversation. */
+  restore(snapshot?: Snapshot | null): Promise<void>;
+  /** Calls `listener` on every change; returns the function that unsubscribes. */
+  subscribe(listener: () => void): () => void;
+  /** A copy of the messages (no system message). */
+  getHistory(): Promise<Message[]>;
+  /** Validates, then replaces; rejects with an Error naming the problem. */
+  setHistory(messages: Message[]): Promise<void>;
+  /** A snapshot read tolerantly (repairing its ending), or undefined; never throws. */
+  readSnapshot(value: unknown): Promise<Snapshot | undefined>;
+  /** Stores the last complete state and stops everything. */
+  dispose(): Promise<void>;
+}
+
+/** The element's attributes, all optional (strings in HTML). */
+export interface ChatWidgetAttributes {
+  /** Where model calls go; default `api` beside the script's `static/` folder. */
+  endpoint?: string;
+  history?: HistoryMode;
+  "storage-prefix"?: string;
+  "max-conversations"?: number | string;
+  "generate-title"?: boolean | "";
+  model?: string;
+  instructions?: string;
+  theme?: Theme;
+  "max-attachment-bytes"?: number | string;
+  /** Space-separated hosts whose https images answers may show inline. */
+  "image-hosts"?: string;
+}
+
+/** The <chat-widget> element. */
+export interface ChatWidget extends HTMLElement {
+  /** The host API. */
+  readonly session: ChatSession;
+  /** A host-owned history store (assign before the element is connected), or null. */
+  historyStore: HistoryStore | null;
+  /** The API base URL in use. */
+  readonly endpoint: string;
+  /** How much the files attached to one message may weigh together, in bytes. */
+  readonly maxAttachmentBytes: number;
+  /** Make a tool available to the model; returns the function that unregisters it. */
+  registerTool(tool: ToolDefinition): () => void;
+}
+
+export declare const ChatWidget: {
+  prototype: ChatWidget;
+  new (): ChatWidget;
+  /** Registers the element (done on import as `chat-widget`); returns the class. */
+  define(tag?: string, registry?: CustomElementRegistry): unknown;
+};
+
+declare global {
+  interface HTMLElementTagNameMap {
+    "chat-widget": ChatWidget;
+  }
+}
