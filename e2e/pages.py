@@ -27,9 +27,11 @@ def host_page(
     `script` runs (as a module) before the widget is defined, e.g. to assign a historyStore;
     `after` runs once it is, e.g. to register tools. `base` is another server's URL.
     """
-    html = f"""<!doctype html><html><head><meta charset="utf-8">
-<style>body{{margin:0;height:100vh}} chat-widget{{height:100vh}}</style></head><body>
-<chat-widget {attributes}></chat-widget>
+    html = f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Chatkeep test page</title>
+<style>body{{margin:0;height:100vh}} chat-widget{{height:100vh}}
+h1{{position:absolute;left:-9999px}}</style></head><body><main><h1>Test page</h1>
+<chat-widget {attributes}></chat-widget></main>
 <script type="module">{script}
 await import("/static/chat-widget.js");
 {after}

@@ -7,6 +7,7 @@ from typing import Literal
 import pytest
 from pages import LONGER, host_page
 from playwright.sync_api import Page, expect
+from servers import ROOT
 
 BOOT_TIMEOUT = 60_000
 
@@ -84,3 +85,19 @@ def test_theme_follows_the_attribute_or_the_system(
     page.emulate_media(color_scheme=scheme)
     host_page(page, f'theme="{theme}"')
     assert chat_background(page) == expected
+
+
+def test_a_screenshot_for_the_readme(page: Page) -> None:
+    """The README's picture, made from the real page: build/screenshots/chat.png."""
+    page.set_viewport_size({"width": 900, "height": 760})
+    open_chat(page)
+    send(page, "My name is Alice")
+    log = page.get_by_role("log", name="Conversation")
+    expect(log.locator("article[data-role=assistant]:not([aria-busy])")).to_have_count(1)
+    send(page, "What is the weather in Paris?")
+    expect(log.locator("article[data-role=assistant]").last).to_contain_text("22°C")
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    path = ROOT / "build" / "screenshots" / "chat.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=path)
+    assert path.stat().st_size > 10_000

@@ -62,7 +62,7 @@ const TEMPLATE = `
   <section class="history-page" aria-label="History" hidden>
     <header>
       <button type="button" class="icon back" aria-label="Back" title="Back">${ICONS.back}</button>
-      <h3>History</h3>
+      <h2>History</h2>
       <input type="search" class="search" aria-label="Search conversations" placeholder="Search">
     </header>
     <ul class="conversations" role="list" aria-label="Conversations"></ul>
@@ -108,6 +108,8 @@ export class ChatWidget extends HTMLElement {
   #historyView;
   #disposed = false;
   #tray;
+  /** @type {Promise<void>} settles once answers can be drawn as Markdown */
+  #rendering = Promise.resolve();
 
   constructor() {
     super();
@@ -184,7 +186,10 @@ export class ChatWidget extends HTMLElement {
       generateTitle: this.hasAttribute("generate-title"),
     };
     const imageHosts = (this.getAttribute("image-hosts") ?? "").split(/[\s,]+/).filter(Boolean);
-    this.#transcript = new Transcript(this.#elements.log, createRenderer({ imageHosts }));
+    // Until Markdown has loaded (long before the runtime has), text would show as typed.
+    let render = (/** @type {HTMLElement} */ target, /** @type {string} */ text) => void (target.textContent = text);
+    this.#rendering = createRenderer({ imageHosts }).then((markdown) => void (render = markdown));
+    this.#transcript = new Transcript(this.#elements.log, (target, text) => render(target, text));
     this.client = new WidgetClient(config, () => this.historyStore);
     for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
     this.#pendingTools = [];
@@ -221,7 +226,7 @@ export class ChatWidget extends HTMLElement {
     client.addEventListener("draft", () => this.#renderSoon());
     client.addEventListener("history", () => this.#renderHistory());
     client.addEventListener("alert", (event) => this.#showAlert(/** @type {CustomEvent} */ (event).detail));
-    client.ready.then(
+    Promise.all([client.ready, this.#rendering]).then(
       () => {
         this.#elements.loading.remove();
         this.#render();

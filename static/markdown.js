@@ -3,9 +3,10 @@
 // markdown-it parses with raw HTML off; DOMPurify then sanitises what it produced, with hooks
 // that enforce the link and image policy a second time on the final DOM.
 
-// Vendored at build time (static/runtime/vendor), so they are loaded by URL, not by name.
+// Vendored at build time (static/runtime/vendor) and loaded by URL as soon as this module is,
+// without a top-level await that would delay defining the element.
 const VENDOR = new URL("./runtime/vendor/", import.meta.url);
-const [{ default: MarkdownIt }, { default: DOMPurify }] = await Promise.all([
+const vendors = Promise.all([
   import(new URL("markdown-it.mjs", VENDOR).href),
   import(new URL("dompurify.mjs", VENDOR).href),
 ]);
@@ -19,11 +20,12 @@ const ALLOWED_TAGS = [
 const ALLOWED_ATTR = ["href", "title", "alt", "src", "class", "start", "type", "target", "rel"];
 
 /**
- * Makes a renderer for one widget.
+ * Makes a renderer for one widget, once markdown-it and DOMPurify have loaded.
  * @param {{imageHosts?: Iterable<string>}} options  hosts whose https images may show inline
- * @returns {(target: HTMLElement, text: string) => void}
+ * @returns {Promise<(target: HTMLElement, text: string) => void>}
  */
-export function createRenderer({ imageHosts = [] } = {}) {
+export async function createRenderer({ imageHosts = [] } = {}) {
+  const [{ default: MarkdownIt }, { default: DOMPurify }] = await vendors;
   const allowedImageHosts = new Set([...imageHosts].map((host) => host.toLowerCase()));
   const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });
   markdown.validateLink = (url) => SAFE_LINK.test(normalise(url));

@@ -1,0 +1,75 @@
+"""axe-core (from npm) on every state a person meets: zero violations, both themes.
+
+The demo page's CSP blocks injected scripts, so these pages open in a context that bypasses it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pages import host_page, send, wait_ready
+from playwright.sync_api import Browser, Page, expect
+from servers import ROOT
+
+AXE = ROOT / "static" / "node_modules" / "axe-core" / "axe.min.js"
+WEATHER_WITH_APPROVAL = """
+document.querySelector('chat-widget').registerTool({
+  name: 'get_weather', description: 'The weather in a city', approval: true,
+  parameters: {type: 'object', properties: {city: {type: 'string'}}, required: ['city']},
+  handler: ({city}) => `18°C and windy in ${city}`,
+});"""
+
+
+@pytest.fixture
+def page(browser: Browser, base_url: str) -> Iterator[Page]:
+    context = browser.new_context(base_url=base_url, bypass_csp=True)
+    yield context.new_page()
+    context.close()
+
+
+def violations(page: Page) -> list[dict[str, Any]]:
+    """axe's violations on the whole page, the widget's open shadow root included."""
+    if not page.evaluate("'axe' in window"):
+        page.add_script_tag(path=AXE)
+    found: list[dict[str, Any]] = page.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+             .map(v => ({id: v.id, help: v.help, nodes: v.nodes.map(n => n.target)}))"""
+    )
+    return found
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_demo_page_empty_and_in_a_conversation(page: Page, scheme: str) -> None:
+    page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+    page.goto("/")
+    page.wait_for_function(
+        "document.querySelector('chat-widget').session.ready.then(() => true)", timeout=60_000
+    )
+    assert violations(page) == []
+    send(page, "My name is Alice")
+    send(page, "Show me **bold** and `code`")
+    assert violations(page) == []
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_history_page(page: Page, theme: str) -> None:
+    host_page(page, f'history="local" theme="{theme}"')
+    send(page, "My name is Alice")
+    page.reload()
+    wait_ready(page)
+    expect(page.get_by_role("list", name="Recent conversations")).to_be_visible()
+    assert violations(page) == []
+    page.get_by_role("button", name="History").click()
+    expect(page.get_by_role("list", name="Conversations", exact=True)).to_be_visible()
+    assert violations(page) == []
+
+
+def test_a_tool_approval_card(page: Page) -> None:
+    host_page(page, 'history="memory"', after=WEATHER_WITH_APPROVAL)
+    page.get_by_role("textbox", name="Message").fill("What's the weather in Lyon?")
+    page.get_by_role("button", name="Send").click()
+    expect(page.get_by_role("button", name="Approve")).to_be_visible()
+    assert violations(page) == []
+    page.get_by_role("button", name="Approve").click()
