@@ -94,3 +94,12 @@ def test_missing_files_are_404(runtime_dir: Path) -> None:
     assert missing.status_code == 404
     assert api_missing.status_code == 404
     assert api_missing.json()["error"]["type"] == "not_found_error"
+
+
+def test_the_public_api_is_exactly_the_exported_names() -> None:
+    import server
+
+    assert server.__all__ == sorted(server.__all__)
+    for name in server.__all__:
+        assert hasattr(server, name), name
+    assert callable(server.create_app)
