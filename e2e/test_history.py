@@ -349,13 +349,34 @@ def test_a_host_owned_store_with_debounced_subscribe(page: Page) -> None:
       keep: (id, snapshot, title) => kept.set(id, {id, title, snapshot}),
       forget: (id) => kept.delete(id),
     };"""
-    host_page(page, "", script)
+    # The host also keeps its own copy of the live conversation, saved on a debounced
+    # subscription (the pattern for host-owned snapshots): one write once a turn settles.
+    debounced = """
+    const session = document.querySelector('chat-widget').session;
+    window.hostSaves = [];
+    window.hostHeard = 0;
+    let timer;
+    window.unsubscribeHost = session.subscribe(() => {
+      window.hostHeard++;
+      clearTimeout(timer);
+      timer = setTimeout(async () => window.hostSaves.push(await session.save()), 300);
+    });"""
+    host_page(page, "", script, after=debounced)
     send(page, "Kept by the host")
     page.wait_for_function("window.hostKept.size === 1")
     assert page.evaluate("[...window.hostKept.values()][0].title") == "Kept by the host"
     assert stored_keys(page) == []
     open_history(page)
     expect(history_rows(page)).to_have_count(1)
+    page.wait_for_function("window.hostSaves.length >= 1")
+    saves = page.evaluate("window.hostSaves")
+    assert len(saves) < 4  # a streamed answer's many updates, written once or twice, not per token
+    assert [m["role"] for m in saves[-1]["messages"]] == ["user", "assistant"]
+    page.evaluate("window.unsubscribeHost()")
+    page.get_by_role("button", name="Back").click()
+    heard = page.evaluate("window.hostHeard")
+    send(page, "Not heard by the host any more")  # returns once the turn has settled
+    assert page.evaluate("window.hostHeard") == heard
 
 
 def test_dispose_stores_the_last_complete_state(page: Page) -> None:

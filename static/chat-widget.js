@@ -56,6 +56,7 @@ const TEMPLATE = `
       <input type="file" class="file-input" multiple hidden accept="image/*,text/*,.md,.json,.csv,.py,.js,.ts,.html,.css,.xml,.yaml,.yml">
       <textarea aria-label="Message" rows="2" placeholder="Message"></textarea>
       <button type="submit" class="send">Send</button>
+      <button type="button" class="stop" hidden>Stop</button>
     </div>
   </form>
   <p class="usage" aria-live="polite"></p>
@@ -126,6 +127,7 @@ export class ChatWidget extends HTMLElement {
       form: $(".composer"),
       message: $("textarea"),
       send: $(".send"),
+      stop: $(".stop"),
       model: $(".model"),
       thinking: $(".thinking"),
       usage: $(".usage"),
@@ -189,7 +191,11 @@ export class ChatWidget extends HTMLElement {
     // Until Markdown has loaded (long before the runtime has), text would show as typed.
     let render = (/** @type {HTMLElement} */ target, /** @type {string} */ text) => void (target.textContent = text);
     this.#rendering = createRenderer({ imageHosts }).then((markdown) => void (render = markdown));
-    this.#transcript = new Transcript(this.#elements.log, (target, text) => render(target, text));
+    this.#transcript = new Transcript(
+      this.#elements.log,
+      (target, text) => render(target, text),
+      () => this.#followAnswer(),
+    );
     this.client = new WidgetClient(config, () => this.historyStore);
     for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
     this.#pendingTools = [];
@@ -221,17 +227,21 @@ export class ChatWidget extends HTMLElement {
 
   /** @param {WidgetClient} client */
   #wire(client) {
-    const { form, message, send, model, thinking, log, recent } = this.#elements;
-    client.addEventListener("change", () => this.#render());
-    client.addEventListener("draft", () => this.#renderSoon());
-    client.addEventListener("history", () => this.#renderHistory());
+    const { form, message, send, stop, model, thinking, log, recent } = this.#elements;
+    client.addEventListener("meta", () => this.#renderMeta());
+    client.addEventListener("messages", (event) => {
+      const { at } = /** @type {CustomEvent} */ (event).detail;
+      this.#transcript.messagesChanged(client.state.messages, at);
+      this.#renderLists(); // the live conversation may have become (or stopped being) empty
+    });
+    client.addEventListener("draft", () => this.#transcript.draftChanged(client.draft));
+    client.addEventListener("history", () => this.#renderLists());
     client.addEventListener("alert", (event) => this.#showAlert(/** @type {CustomEvent} */ (event).detail));
     Promise.all([client.ready, this.#rendering]).then(
       () => {
         this.#elements.loading.remove();
-        this.#render();
-        this.#renderHistory();
-        this.#loadModels();
+        this.#renderMeta();
+        this.#renderLists();
       },
       (error) => {
         this.#elements.loading.remove();
@@ -240,18 +250,18 @@ export class ChatWidget extends HTMLElement {
     );
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      if (client.state.busy) client.stop();
-      else this.#sendDraft();
+      this.#sendDraft();
     });
     message.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
-        if (!client.state.busy) this.#sendDraft();
+        this.#sendDraft();
       }
     });
     send.disabled = true;
-    model.addEventListener("change", () => client.request("setModel", { model: model.value }));
-    thinking.addEventListener("change", () => client.request("setThinking", { level: thinking.value }));
+    stop.addEventListener("click", () => this.#act("stop", {}));
+    model.addEventListener("change", () => this.#act("setModel", { model: model.value }));
+    thinking.addEventListener("change", () => this.#act("setThinking", { level: thinking.value }));
     this.#root.querySelector(".new").addEventListener("click", () => this.#act("restore", { snapshot: null }));
     this.#root.querySelector(".history-button").addEventListener("click", () => this.#historyView.show());
     recent.querySelector(".all").addEventListener("click", () => this.#historyView.show());
@@ -287,11 +297,11 @@ export class ChatWidget extends HTMLElement {
     });
   }
 
-  /** Runs a request to the worker, showing its failure as an alert. */
-  async #act(type, fields) {
+  /** Runs an operation in the session, showing a refusal as an alert. */
+  async #act(op, args) {
     this.#clearAlert();
     try {
-      return await /** @type {WidgetClient} */ (this.client).request(type, fields);
+      return await /** @type {WidgetClient} */ (this.client).call(op, args);
     } catch (error) {
       this.#showAlert(error.message);
       return undefined;
@@ -299,81 +309,66 @@ export class ChatWidget extends HTMLElement {
   }
 
   #sendDraft() {
-    const client = /** @type {WidgetClient} */ (this.client);
     const text = this.#elements.message.value.trim();
     if ((!text && !this.#tray.count) || this.#elements.send.disabled) return;
     const attachments = this.#tray.take();
     this.#elements.message.value = "";
-    this.#clearAlert();
-    client.send(text, attachments).catch((error) => this.#showAlert(error.message));
+    this.#act("send", { text, attachments });
   }
 
-  async #loadModels() {
-    const client = /** @type {WidgetClient} */ (this.client);
-    const select = this.#elements.model;
-    try {
-      const response = await fetch(`${this.endpoint.replace(/\/+$/, "")}/models`);
-      const { data } = await response.json();
-      select.replaceChildren(...data.map(({ id }) => new Option(id, id)));
-    } catch {
-      select.replaceChildren(new Option(client.state.model || "default", client.state.model));
-    }
-    if (client.state.model && [...select.options].some((o) => o.value === client.state.model)) {
-      select.value = client.state.model;
-    } else if (select.options.length) {
-      client.request("setModel", { model: select.value });
-    }
-  }
-
-  #frame = 0;
-
-  /** Streaming updates are drawn at most once a frame. */
-  #renderSoon() {
-    if (this.#frame) return;
-    this.#frame = requestAnimationFrame(() => {
-      this.#frame = 0;
-      this.#render();
-    });
-  }
-
-  #render() {
-    cancelAnimationFrame(this.#frame);
-    this.#frame = 0;
-    const client = /** @type {WidgetClient} */ (this.client);
-    const { state, draft } = client;
-    const { title, send, greeting, thinking, model, usage } = this.#elements;
+  /** Title, pickers, send or stop, usage: everything `meta` holds. */
+  #renderMeta() {
+    const { state } = /** @type {WidgetClient} */ (this.client);
+    const { title, send, stop, thinking, model, usage } = this.#elements;
     title.textContent = state.title || "New conversation";
-    greeting.hidden = state.messages.length > 0 || state.busy;
-    this.#transcript.update(state.messages, draft);
-    send.disabled = false;
-    send.textContent = state.busy ? "Stop" : "Send";
-    send.classList.toggle("stop", state.busy);
+    send.disabled = state.busy;
+    send.hidden = state.busy;
+    stop.hidden = !state.busy;
     thinking.value = state.thinking;
-    if (state.model && [...model.options].some((o) => o.value === state.model)) model.value = state.model;
+    const offered = state.models.length ? state.models : [state.model || "default"];
+    if ([...model.options].map((o) => o.value).join("\n") !== offered.join("\n")) {
+      model.replaceChildren(...offered.map((id) => new Option(id, id)));
+    }
+    model.value = state.model || offered[0];
     usage.textContent = state.usage
       ? `${state.usage.prompt_tokens ?? 0} tokens in, ${state.usage.completion_tokens ?? 0} out`
       : "";
-    if (draft || state.busy) this.#elements.log.scrollTop = this.#elements.log.scrollHeight;
-    this.#historyView.render(client.history, state.id);
+    this.#renderLists();
   }
 
-  #renderHistory() {
+  /** Keeps the view at the newest message while an answer streams. */
+  #followAnswer() {
+    const { state, draft } = /** @type {WidgetClient} */ (this.client);
+    if (draft || state.busy) this.#elements.log.scrollTop = this.#elements.log.scrollHeight;
+  }
+
+  /**
+   * Every list of conversations on the page (the recent three, the history page) drawn from
+   * one source, the client's history and the live conversation's id, after every change.
+   */
+  #renderLists() {
     const client = /** @type {WidgetClient} */ (this.client);
-    this.#historyView.render(client.history, client.state.id);
+    const { state, history } = client;
+    this.#elements.greeting.hidden = state.messages.length > 0 || state.busy;
+    this.#historyView.render(history, state.id);
     const { recent } = this.#elements;
     const list = recent.querySelector("ul");
-    const newest = client.history.filter((entry) => entry.id !== client.state.id).slice(0, 3);
-    list.replaceChildren(
-      ...newest.map((entry) => {
-        const item = document.createElement("li");
-        const open = document.createElement("button");
-        open.type = "button";
-        open.dataset.id = entry.id;
-        open.textContent = entry.title || "Untitled conversation";
-        item.append(open);
-        return item;
-      }),
-    );
+    const newest = history.filter((entry) => entry.id !== state.id).slice(0, 3);
+    const signature = newest.map((entry) => `${entry.id}\u0000${entry.title}`).join("\u0001");
+    if (list.dataset.signature !== signature) {
+      list.dataset.signature = signature;
+      list.replaceChildren(
+        ...newest.map((entry) => {
+          const item = document.createElement("li");
+          const open = document.createElement("button");
+          open.type = "button";
+          open.dataset.id = entry.id;
+          open.textContent = entry.title || "Untitled conversation";
+          item.append(open);
+          return item;
+        }),
+      );
+    }
     recent.hidden = newest.length === 0;
   }
 

@@ -1,5 +1,9 @@
-// The controller: owns the worker, mirrors the session's state for the view, runs the
-// host page's tools. It decides nothing about the conversation; Python does.
+// The controller: owns the worker, mirrors the session's state from the changes Python sends,
+// and runs the host page's tools. It decides nothing about the conversation; Python does.
+//
+// Events it dispatches for the element: "meta" (title, model, busy, ...), "messages"
+// (detail {at, add}: the first `at` messages stay, `add` follows), "draft" (the answer being
+// written changed), "history" (the kept conversations) and "alert" (detail: the text).
 
 import { Channel } from "./rpc.js";
 import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage.js";
@@ -7,8 +11,9 @@ import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage
 /**
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
  *   name?: string, attachments?: any[], error?: string}} Message
- * @typedef {{id: string, title: string, model: string, thinking: string, messages: Message[],
- *   draft: Message | null, busy: boolean, usage: Record<string, number> | null}} SessionState
+ * @typedef {{id: string, title: string, model: string, provider: string | null, thinking: string,
+ *   busy: boolean, usage: Record<string, number> | null, models: string[]}} Meta
+ * @typedef {Meta & {messages: Message[]}} SessionState
  * @typedef {{id: string, title: string, updated: number}} HistoryEntry
  * @typedef {{endpoint: string, model?: string | null, instructions?: string | null,
  *   history: "local" | "memory" | "off" | "host", prefix: string, maxConversations: number,
@@ -21,13 +26,18 @@ const WORKER_URL = new URL("./worker.js", import.meta.url);
 
 export class WidgetClient extends EventTarget {
   /** @type {SessionState} */
-  state = { id: "", title: "", model: "", thinking: "off", messages: [], draft: null, busy: false, usage: null };
+  state = {
+    id: "", title: "", model: "", provider: null, thinking: "off", busy: false, usage: null,
+    models: [], messages: [],
+  };
   /** @type {Message | null} the answer streaming right now */
   draft = null;
   /** @type {HistoryEntry[]} kept conversations, newest first */
   history = [];
   /** @type {Map<string, ToolDefinition>} */
   tools = new Map();
+  /** @type {Record<string, Record<string, string>>} operation → argument shapes (from Python) */
+  operations = {};
   /**
    * Asks the person before a tool marked `approval` runs; the view replaces it. The signal
    * aborts when the turn is stopped, which counts as a refusal.
@@ -56,12 +66,16 @@ export class WidgetClient extends EventTarget {
     this.#worker.addEventListener("error", (event) => {
       this.#channel.close(`The chat's worker failed: ${event.message || "it could not start"}.`);
     });
-    this.#ready = this.#channel.request("init", { config }).then(({ state, history }) => {
+    this.#ready = this.#channel.request("init", { config }).then(({ operations, start }) => {
+      this.operations = operations;
+      const { meta, messages, history } = JSON.parse(start);
       this.history = history;
-      this.#setState(state);
+      this.state = { ...meta, messages };
+      this.dispatchEvent(new Event("meta"));
+      this.dispatchEvent(new CustomEvent("messages", { detail: { at: 0, add: messages } }));
       if (config.history === "local") {
         this.#stopWatching = watchOtherTabs(config.prefix, (key) => {
-          this.#channel.request("storageChanged", { key }).catch(() => {});
+          this.call("storageChanged", { key }).catch(() => {});
         });
       }
       return this;
@@ -74,18 +88,25 @@ export class WidgetClient extends EventTarget {
     return this.#ready;
   }
 
-  /** @param {string} type @param {Record<string, unknown>} fields */
-  async request(type, fields = {}) {
+  /**
+   * Runs an operation of the table Python declared (widget/operations.py).
+   * Rejects with the person-readable message of a refusal; a program error is logged to the
+   * console and rejects with a generic sentence.
+   * @param {string} op
+   * @param {Record<string, unknown>} args
+   */
+  async call(op, args = {}) {
     await this.#ready;
-    return this.#channel.request(type, fields);
-  }
-
-  send(text, attachments = []) {
-    return this.request("send", { text, attachments });
-  }
-
-  stop() {
-    return this.request("stop");
+    const shapes = this.operations[op];
+    if (!shapes) throw new TypeError(`Chatkeep has no operation "${op}".`);
+    const unknown = Object.keys(args).filter((name) => !(name in shapes));
+    if (unknown.length) throw new TypeError(`${op} takes no ${unknown.join(", ")}.`);
+    const reply = JSON.parse(await this.#channel.request("call", { op, args }));
+    if ("error" in reply) {
+      if (reply.bug) console.error(`Chatkeep: ${op} failed inside the chat.\n${reply.bug}`);
+      throw new Error(reply.error);
+    }
+    return reply.result;
   }
 
   /** @param {ToolDefinition} tool */
@@ -96,12 +117,11 @@ export class WidgetClient extends EventTarget {
     if (typeof tool.handler !== "function") throw new TypeError(`Tool "${tool.name}" needs a handler function.`);
     this.tools.set(tool.name, tool);
     const spec = { name: tool.name, description: tool.description ?? "", parameters: tool.parameters ?? null };
-    const registered = this.request("registerTool", { spec });
-    registered.catch(() => {});
+    this.call("registerTool", spec).catch(() => {});
     return () => {
       if (this.tools.get(tool.name) !== tool) return;
       this.tools.delete(tool.name);
-      this.request("unregisterTool", { name: tool.name }).catch(() => {});
+      this.call("unregisterTool", { name: tool.name }).catch(() => {});
     };
   }
 
@@ -109,7 +129,7 @@ export class WidgetClient extends EventTarget {
   async dispose() {
     this.#stopWatching();
     try {
-      await this.request("dispose");
+      await this.call("dispose");
     } finally {
       this.#channel.close("The chat was closed.");
       this.#worker.terminate();
@@ -134,11 +154,17 @@ export class WidgetClient extends EventTarget {
   }
 
   #onEvent({ kind, data }) {
+    if (kind === "draft") {
+      this.#applyDraft(data);
+      return;
+    }
     const value = JSON.parse(data);
-    if (kind === "state") this.#setState(value);
-    else if (kind === "draft") {
-      this.draft = value;
-      this.dispatchEvent(new Event("draft"));
+    if (kind === "meta") {
+      Object.assign(this.state, value);
+      this.dispatchEvent(new Event("meta"));
+    } else if (kind === "messages") {
+      this.state.messages.splice(value.at, Infinity, ...value.add);
+      this.dispatchEvent(new CustomEvent("messages", { detail: value }));
     } else if (kind === "stopping") {
       for (const waiting of this.#approvals) waiting.abort();
     } else if (kind === "history") {
@@ -149,10 +175,16 @@ export class WidgetClient extends EventTarget {
     }
   }
 
-  #setState(state) {
-    this.state = state;
-    this.draft = state.draft;
-    this.dispatchEvent(new Event("change"));
+  /** @param {{at: number, text: string, calls: any[] | null} | null} change */
+  #applyDraft(change) {
+    if (change === null) {
+      this.draft = null;
+    } else {
+      const before = change.at === 0 || !this.draft ? "" : (this.draft.content ?? "").slice(0, change.at);
+      this.draft = { role: "assistant", content: before + change.text, tool_calls: change.calls ?? this.draft?.tool_calls };
+      if (!this.draft.tool_calls) delete this.draft.tool_calls;
+    }
+    this.dispatchEvent(new Event("draft"));
   }
 }
 

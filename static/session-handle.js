@@ -2,6 +2,9 @@
 
 /** @typedef {import("./client.js").WidgetClient} WidgetClient */
 
+/** The client's events that mean "the conversation changed". */
+const CHANGES = ["meta", "messages", "draft"];
+
 /** @typedef {import("./chat-widget.js").ChatSession} ChatSession as declared in chat-widget.d.ts */
 
 /**
@@ -17,19 +20,19 @@ export class SessionHandle {
   get ready() {
     return this.#client.then((client) => client.ready).then(() => undefined);
   }
-  async #request(type, fields = {}) {
+  async #call(op, args = {}) {
     const client = await this.#client;
-    return client.request(type, fields);
+    return client.call(op, args);
   }
   /** @param {string} text */
   async send(text) {
-    await (await this.#client).send(String(text));
+    await this.#call("send", { text: String(text) });
   }
   save() {
-    return this.#request("save");
+    return this.#call("save");
   }
   async restore(snapshot) {
-    await this.#request("restore", { snapshot: snapshot ?? null });
+    await this.#call("restore", { snapshot: snapshot ?? null });
   }
   /** @param {() => void} listener */
   subscribe(listener) {
@@ -38,9 +41,9 @@ export class SessionHandle {
     let remove = () => {};
     this.#client.then((client) => {
       if (unsubscribed) return;
-      for (const type of ["change", "draft"]) client.addEventListener(type, notify);
+      for (const type of CHANGES) client.addEventListener(type, notify);
       remove = () => {
-        for (const type of ["change", "draft"]) client.removeEventListener(type, notify);
+        for (const type of CHANGES) client.removeEventListener(type, notify);
       };
     });
     return () => {
@@ -49,14 +52,14 @@ export class SessionHandle {
     };
   }
   getHistory() {
-    return this.#request("getHistory");
+    return this.#call("getHistory");
   }
   async setHistory(messages) {
-    await this.#request("setHistory", { messages });
+    await this.#call("setHistory", { messages });
   }
   async readSnapshot(value) {
     try {
-      return (await this.#request("readSnapshot", { value })) ?? undefined;
+      return (await this.#call("readSnapshot", { value })) ?? undefined;
     } catch {
       return undefined;
     }

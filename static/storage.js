@@ -1,45 +1,67 @@
 // The page's side of history storage. Workers have no localStorage, so the Python session
-// in the worker asks the page to read and write it. Every answer is JSON text.
+// in the worker asks the page to read and write it: one trip per batch of writes.
 
 /**
  * localStorage operations confined to keys that start with `<prefix>:`.
+ * `write` applies a batch of changes together or not at all: it answers "conflict" when an
+ * expected value differs and "full" when the quota is exceeded, having changed nothing.
  * @param {string} prefix
  */
 export function localStorageHandler(prefix) {
   const own = `${prefix}:`;
-  const check = (key) => {
-    if (!key.startsWith(own)) throw new Error(`refusing to touch a key outside "${own}": ${key}`);
+  const check = (/** @type {string} */ key) => {
+    if (typeof key !== "string" || !key.startsWith(own)) throw new Error(`refusing to touch a key outside "${own}": ${key}`);
   };
-  return ({ op, key, value }) => {
+  return ({ op, argument }) => {
     switch (op) {
-      case "keys": {
-        const keys = [];
+      case "readAll": {
+        check(argument);
+        /** @type {Record<string, string>} */
+        const found = {};
         for (let i = 0; i < localStorage.length; i++) {
           const name = localStorage.key(i);
-          if (name?.startsWith(own)) keys.push(name);
+          if (name?.startsWith(argument)) found[name] = /** @type {string} */ (localStorage.getItem(name));
         }
-        return JSON.stringify(keys);
+        return JSON.stringify(found);
       }
       case "get":
-        check(key);
-        return JSON.stringify(localStorage.getItem(key));
-      case "set":
-        check(key);
-        try {
-          localStorage.setItem(key, value);
-          return JSON.stringify("ok");
-        } catch (error) {
-          if (isQuotaError(error)) return JSON.stringify("full");
-          throw error;
-        }
-      case "remove":
-        check(key);
-        localStorage.removeItem(key);
-        return JSON.stringify("ok");
+        check(argument);
+        return JSON.stringify(localStorage.getItem(argument));
+      case "write":
+        return writeBatch(JSON.parse(argument), check);
       default:
         throw new Error(`unknown storage operation "${op}"`);
     }
   };
+}
+
+/**
+ * @param {{changes: [string, string | null][], expect: Record<string, string | null>}} batch
+ * @param {(key: string) => void} check
+ */
+function writeBatch({ changes, expect }, check) {
+  for (const [key] of changes) check(key);
+  for (const [key, value] of Object.entries(expect)) {
+    check(key);
+    if (localStorage.getItem(key) !== value) return "conflict";
+  }
+  /** @type {[string, string | null][]} */
+  const undo = [];
+  try {
+    for (const [key, value] of changes) {
+      undo.push([key, localStorage.getItem(key)]);
+      if (value === null) localStorage.removeItem(key);
+      else localStorage.setItem(key, value);
+    }
+  } catch (error) {
+    for (const [key, value] of undo.reverse()) {
+      if (value === null) localStorage.removeItem(key);
+      else localStorage.setItem(key, value);
+    }
+    if (isQuotaError(error)) return "full";
+    throw error;
+  }
+  return "ok";
 }
 
 /** Calls another tab's changes in with `notify(key)`; returns the function that stops it. */

@@ -1,57 +1,101 @@
-// Renders the conversation into the "Conversation" log. Each message is drawn once and
-// redrawn only when it changes; the streaming answer updates one element in place.
+// Renders the conversation into the "Conversation" log, from the changes the controller
+// reports: messages from index `at` on were replaced or added. A settled message is drawn
+// once and never redrawn; the answer being written is redrawn at most once per frame; many
+// messages at once (opening a long conversation) are drawn in slices of a few milliseconds,
+// so the host page never has a long task.
 
 /** @typedef {import("./client.js").Message} Message */
 
+/** Time one slice of drawing may take before the page gets the main thread back. */
+const SLICE_MS = 8;
+
 export class Transcript {
-  /** @type {{signature: string, element: HTMLElement}[]} */
-  #rendered = [];
+  /** @type {HTMLElement[]} one element per settled message, in order */
+  #nodes = [];
   /** @type {HTMLElement | null} */
+  #draftNode = null;
+  /** @type {Message[]} the controller's live list */
+  #messages = [];
+  /** @type {Message | null} */
   #draft = null;
+  /** lowest index changed since the last drawing; Infinity when nothing is */
+  #dirtyFrom = Infinity;
+  #draftDirty = false;
+  #frame = 0;
   #log;
   #renderText;
+  #onDrawn;
 
   /**
    * @param {HTMLElement} log  the element with role="log"
-   * @param {(target: HTMLElement, text: string, message: Message) => void} renderText
+   * @param {(target: HTMLElement, text: string) => void} renderText
    *   draws an answer's text (Markdown, sanitised) into `target`
+   * @param {() => void} onDrawn  called after each drawing step (e.g. to keep the view scrolled)
    */
-  constructor(log, renderText) {
+  constructor(log, renderText, onDrawn = () => {}) {
     this.#log = log;
     this.#renderText = renderText;
+    this.#onDrawn = onDrawn;
   }
 
-  /** @param {Message[]} messages @param {Message | null} draft */
-  update(messages, draft) {
-    messages.forEach((message, index) => {
-      const signature = JSON.stringify(message);
-      const existing = this.#rendered[index];
-      if (existing?.signature === signature) return;
-      const element = this.#message(message, index);
-      if (existing) existing.element.replaceWith(element);
-      else this.#log.insertBefore(element, this.#draft);
-      this.#rendered[index] = { signature, element };
-    });
-    for (const stale of this.#rendered.splice(messages.length)) stale.element.remove();
-    this.#updateDraft(draft);
+  /** Messages from `at` on changed; `messages` is the whole (live) list. */
+  messagesChanged(/** @type {Message[]} */ messages, /** @type {number} */ at) {
+    this.#messages = messages;
+    this.#dirtyFrom = Math.min(this.#dirtyFrom, at);
+    this.#schedule();
   }
 
-  #updateDraft(draft) {
+  /** The answer being written changed (or is gone: `null`). */
+  draftChanged(/** @type {Message | null} */ draft) {
+    this.#draft = draft;
+    this.#draftDirty = true;
+    this.#schedule();
+  }
+
+  #schedule() {
+    if (!this.#frame) this.#frame = requestAnimationFrame(() => this.#draw());
+  }
+
+  #draw() {
+    this.#frame = 0;
+    const deadline = performance.now() + SLICE_MS;
+    if (this.#dirtyFrom !== Infinity) {
+      const from = Math.min(this.#dirtyFrom, this.#nodes.length);
+      for (const stale of this.#nodes.splice(from)) stale.remove();
+      // Draw what is missing, in order, until the slice is used up.
+      while (this.#nodes.length < this.#messages.length && performance.now() < deadline) {
+        const index = this.#nodes.length;
+        const node = this.#message(this.#messages[index], index);
+        this.#log.insertBefore(node, this.#draftNode);
+        this.#nodes.push(node);
+      }
+      this.#dirtyFrom = this.#nodes.length < this.#messages.length ? this.#nodes.length : Infinity;
+    }
+    if (this.#draftDirty) {
+      this.#draftDirty = false;
+      this.#drawDraft();
+    }
+    this.#onDrawn();
+    if (this.#dirtyFrom !== Infinity) this.#schedule(); // more to draw: next frame
+  }
+
+  #drawDraft() {
+    const draft = this.#draft;
     if (!draft) {
-      this.#draft?.remove();
-      this.#draft = null;
+      this.#draftNode?.remove();
+      this.#draftNode = null;
       return;
     }
-    if (!this.#draft) {
-      this.#draft = article("assistant");
-      this.#draft.setAttribute("aria-busy", "true");
-      this.#draft.append(element("div", "body"));
-      this.#log.append(this.#draft);
+    if (!this.#draftNode) {
+      this.#draftNode = article("assistant");
+      this.#draftNode.setAttribute("aria-busy", "true");
+      this.#draftNode.append(element("div", "body"));
+      this.#log.append(this.#draftNode);
     }
-    const body = /** @type {HTMLElement} */ (this.#draft.querySelector(".body"));
-    this.#renderText(body, draft.content ?? "", draft);
-    this.#draft.querySelector(".calls")?.remove();
-    if (draft.tool_calls?.length) this.#draft.append(toolCalls(draft.tool_calls));
+    const body = /** @type {HTMLElement} */ (this.#draftNode.querySelector(".body"));
+    this.#renderText(body, draft.content ?? "");
+    this.#draftNode.querySelector(".calls")?.remove();
+    if (draft.tool_calls?.length) this.#draftNode.append(toolCalls(draft.tool_calls));
   }
 
   /** @param {Message} message @param {number} index */
@@ -74,7 +118,7 @@ export class Transcript {
       node.append(label, body);
     } else {
       const body = element("div", "body");
-      this.#renderText(body, message.content ?? "", message);
+      this.#renderText(body, message.content ?? "");
       node.append(body);
       if (message.tool_calls?.length) node.append(toolCalls(message.tool_calls));
       if (message.error) {

@@ -1,94 +1,74 @@
-// The widget's module Web Worker: boots Pyodide, loads the widget wheel, and carries out
-// what the Python session asks for (model requests, tool calls on the page). The page's
-// main thread never runs Python. Protocol: ./rpc.js.
+// The widget's module Web Worker: boots Pyodide, loads the widget wheel, and carries what
+// the Python session asks for (model requests, storage and tools on the page). It decides
+// nothing: every operation of the table Python declares (widget/operations.py) goes to
+// `Bridge.call` as it is, and Python's JSON reply goes back to the page unparsed.
 
 import { Channel } from "./rpc.js";
 import { openStream } from "./sse.js";
 
 const RUNTIME = new URL("./runtime/", import.meta.url);
+/** Streamed text is sent to the page at most this often (ms): bytes stay near the answer's size. */
+const DRAFT_INTERVAL = 40;
 
 /** @type {any} the Python `widget.bridge.Bridge` */
 let bridge = null;
 let endpoint = "";
-/** @type {Set<AbortController>} requests in flight, aborted by "stop" */
-const inFlight = new Set();
-
-/** The turn running now (a send or a retry), so that switching conversations can wait for it. */
-let turn = Promise.resolve();
 
 const channel = new Channel(self, {
   init: ({ config }) => boot(config),
-  send: ({ text, attachments }) => track(call("send", text, JSON.stringify(attachments ?? []))),
-  retry: ({ index }) => track(call("retry", index)),
-  stop: () => stop(),
-  save: () => call("save"),
-  restore: async ({ snapshot }) => {
-    await stop();
-    return call("restore", snapshot == null ? "" : JSON.stringify(snapshot));
+  call: async ({ op, args }) => {
+    if (!bridge) throw new Error("The chat is still starting.");
+    return bridge.call(op, JSON.stringify(args ?? {})); // JSON text, parsed once by the page
   },
-  open: async ({ conversationId }) => {
-    await stop();
-    return call("open", conversationId);
-  },
-  fork: async ({ index }) => {
-    await stop();
-    return call("fork", index);
-  },
-  forget: ({ conversationId }) => call("forget", conversationId),
-  rename: ({ conversationId, title }) => call("rename", conversationId, title),
-  history: () => call("history"),
-  exportAll: () => call("export_all"),
-  importAll: ({ text }) => call("import_all", text),
-  storageChanged: ({ key }) => call("storage_changed", key),
-  dispose: async () => {
-    await stop();
-    return call("keep");
-  },
-  getHistory: () => call("get_history"),
-  setHistory: ({ messages }) => call("set_history", JSON.stringify(messages)),
-  readSnapshot: ({ value }) => call("read_snapshot", JSON.stringify(value ?? null)),
-  setModel: ({ model }) => call("set_model", model),
-  setThinking: ({ level }) => call("set_thinking", level),
-  registerTool: ({ spec }) => call("register_tool", JSON.stringify(spec)),
-  unregisterTool: ({ name }) => call("unregister_tool", name),
-  state: () => call("state"),
 }, "w");
 
-function track(promise) {
-  turn = promise.catch(() => {});
-  return promise;
+// -- streamed text, coalesced -----------------------------------------------------------------
+
+/** @type {{at: number, text: string, calls: any[] | null} | null} */
+let pendingDraft = null;
+let draftTimer = 0;
+
+/** Python's `host.draft(at, text, callsJson)`; `at < 0` means the answer has settled. */
+function draft(at, text, callsJson) {
+  if (at < 0) {
+    flushDraft();
+    channel.emit("draft", null);
+    return;
+  }
+  const calls = callsJson ? JSON.parse(callsJson) : null;
+  if (pendingDraft) {
+    pendingDraft.text += text;
+    if (calls) pendingDraft.calls = calls;
+  } else {
+    pendingDraft = { at, text, calls };
+    draftTimer = setTimeout(flushDraft, DRAFT_INTERVAL);
+  }
 }
 
-/** Ends the running turn, if any, and waits until it has settled. */
-async function stop() {
-  for (const controller of inFlight) controller.abort();
-  await call("stop");
-  // Python now knows it is stopping; a tool call waiting for approval can be let go (and cut).
-  channel.emit("stopping", "null");
-  await turn;
+function flushDraft() {
+  clearTimeout(draftTimer);
+  if (!pendingDraft) return;
+  const data = pendingDraft;
+  pendingDraft = null;
+  channel.emit("draft", data);
 }
 
-/** Calls a bridge method; its JSON answer becomes a result or a rejected Error. */
-async function call(method, ...args) {
-  if (!bridge) throw new Error("The chat is still starting.");
-  const answer = JSON.parse(await bridge[method](...args));
-  if ("error" in answer) throw new Error(answer.error);
-  return answer.result;
+/** Every other event: what was streamed before it goes first, so the page sees them in order. */
+function emit(kind, json) {
+  flushDraft();
+  channel.emit(kind, json);
 }
 
 // -- boot, as numbered stages -------------------------------------------------------------
 
 async function boot(config) {
   endpoint = config.endpoint.replace(/\/+$/, "");
-  const started = performance.now();
-  const [pyodide, wheel] = await Promise.all([loadRuntime(), fetchWheel()]);
+  const [pyodide, wheel, models] = await Promise.all([loadRuntime(), fetchWheel(), fetchModels()]);
   installWidget(pyodide, wheel);
-  bridge = startBridge(pyodide, config);
-  await call("start");
+  bridge = startBridge(pyodide, { ...config, models });
   return {
-    bootMs: Math.round(performance.now() - started),
-    state: await call("state"),
-    history: await call("history"),
+    operations: JSON.parse(bridge.operations()),
+    start: await bridge.start(),
   };
 }
 
@@ -113,32 +93,37 @@ async function fetchWheel() {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-/** 3. Unpack it into site-packages. */
+/** 3. The models the server offers (also while Pyodide boots); none when it cannot say. */
+async function fetchModels() {
+  try {
+    const response = await fetch(`${endpoint}/models`);
+    const { data } = await response.json();
+    return data.map((/** @type {{id: string}} */ model) => model.id).filter((id) => typeof id === "string");
+  } catch {
+    return [];
+  }
+}
+
+/** 4. Unpack the wheel into site-packages. */
 function installWidget(pyodide, wheel) {
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
   pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
 }
 
-/** 4. The Python session, given the callbacks it needs from JavaScript. */
+/** 5. The Python session, given the callbacks it needs from JavaScript. */
 function startBridge(pyodide, config) {
   const { Bridge } = pyodide.pyimport("widget.bridge");
   const host = {
     openStream: (body) => {
       const controller = new AbortController();
-      inFlight.add(controller);
       const stream = openStream(`${endpoint}/chat/completions`, body, controller);
-      return {
-        next: () => stream.next(),
-        close: () => {
-          controller.abort();
-          inFlight.delete(controller);
-        },
-      };
+      return { next: () => stream.next(), close: () => controller.abort() };
     },
     callTool: (name, args) => channel.request("callTool", { name, arguments: args }),
-    storage: (op, key, value) => channel.request("storage", { op, key, value }),
+    storage: (op, argument) => channel.request("storage", { op, argument }),
     historyStore: (op, args) => channel.request("historyStore", { op, args }),
-    emit: (kind, json) => channel.emit(kind, json),
+    emit,
+    draft,
   };
   return Bridge(host, JSON.stringify(config));
 }

@@ -1,29 +1,37 @@
 """The only browser-specific module: the session as the widget's Web Worker drives it.
 
-The worker's JavaScript owns transport (fetch, reading the event stream, storage calls to
-the page) and hands Python plain JSON text; Python owns every decision about the
-conversation. Each public method takes and returns JSON text, so nothing but strings and
-promises cross between the two runtimes, and an error arrives as `{"error": message}`
-rather than as a Python traceback.
+The worker's JavaScript carries (fetch, reading the event stream, storage trips to the page);
+Python decides everything about the conversation. One entry point, `Bridge.call`, runs any
+operation of `widget.operations.OPERATIONS` and answers JSON text that the page parses once:
+`{"result": …}`, `{"error": "…"}` for a person's mistake, or `{"error": "…", "bug": "…"}`
+for a program error (the traceback goes to the console, a plain sentence to the person).
+
+Changes go out as events that carry what changed, never the whole state again:
+`messages` `{at, add}` (keep the first `at`, append `add`), `meta` (title, model, busy, ...),
+`draft` (text appended to the answer being written, via `host.draft`), `history`, `alert`
+and `stopping`.
 """
 
 from __future__ import annotations
 
 import json
 import traceback
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from pyodide.ffi import JsException  # type: ignore[import-not-found]
 
 from .conversations import Conversations, Kept
 from .errors import TurnError, WidgetError
-from .history import History, HostedHistory, MemoryKeyValue, StorageFull
+from .history import Change, Conflict, History, HostedHistory, MemoryKeyValue, StorageFull
+from .messages import Message
+from .operations import OPERATIONS, check_arguments, snake_case
 from .sessions import STOPPED, Session
 from .snapshots import read_snapshot
 from .tools import Tool
 
 Json = str
+BUG = "Something went wrong inside the chat. The details are in the browser's console."
 
 
 class HostTransport:
@@ -31,9 +39,11 @@ class HostTransport:
 
     def __init__(self, host: Any) -> None:
         self.host = host
+        self._open: list[Any] = []  # JS proxies are not hashable: a list, not a set
 
     async def complete(self, request: dict[str, Any]) -> AsyncIterator[list[Any]]:
         stream = self.host.openStream(json.dumps(request, ensure_ascii=False))
+        self._open.append(stream)
         try:
             while isinstance(batch := await stream.next(), str):
                 try:
@@ -45,6 +55,12 @@ class HostTransport:
         except JsException as exc:
             raise TurnError(_js_message(exc)) from exc
         finally:
+            self._open.remove(stream)
+            stream.close()
+
+    def cancel(self) -> None:
+        """Abort every request in flight (a stop): their `next()` rejects at once."""
+        for stream in list(self._open):
             stream.close()
 
 
@@ -54,22 +70,23 @@ class PageKeyValue:
     def __init__(self, host: Any) -> None:
         self.host = host
 
-    async def _call(self, op: str, key: str = "", value: str = "") -> Any:
-        return json.loads(await self.host.storage(op, key, value))
-
-    async def keys(self) -> list[str]:
-        return list(await self._call("keys"))
+    async def read_all(self, prefix: str) -> dict[str, str]:
+        found = json.loads(await self.host.storage("readAll", prefix))
+        return found if isinstance(found, dict) else {}
 
     async def get(self, key: str) -> str | None:
-        value = await self._call("get", key)
+        value = json.loads(await self.host.storage("get", key))
         return value if isinstance(value, str) else None
 
-    async def set(self, key: str, value: str) -> None:
-        if (await self._call("set", key, value)) == "full":
+    async def write(
+        self, changes: Sequence[Change], expect: Mapping[str, str | None] | None = None
+    ) -> None:
+        batch = json.dumps({"changes": changes, "expect": dict(expect or {})}, ensure_ascii=False)
+        answer = await self.host.storage("write", batch)
+        if answer == "full":
             raise StorageFull("the browser's storage is full")
-
-    async def remove(self, key: str) -> None:
-        await self._call("remove", key)
+        if answer == "conflict":
+            raise Conflict("another tab changed this conversation")
 
 
 class PageHostStore:
@@ -116,171 +133,203 @@ class Bridge:
     def __init__(self, host: Any, config: Json) -> None:
         options = json.loads(config)
         self.host = host
-        self.session = Session(instructions=options.get("instructions"), model=options.get("model"))
+        self.models: list[str] = [m for m in options.get("models") or [] if isinstance(m, str)]
+        model = options.get("model")
+        if self.models and model not in self.models:
+            model = self.models[0]  # not offered (or not chosen): the server's default
+        self.session = Session(instructions=options.get("instructions"), model=model)
         self.transport = HostTransport(host)
         self.conversations = Conversations(
             self.session,
             make_history(host, options),
             self.transport,
             generate_title=bool(options.get("generateTitle")),
-            on_alert=lambda message: host.emit("alert", json.dumps(message)),
-            on_list=lambda: host.emit("history", json.dumps(self.conversations.listing())),
+            on_alert=lambda message: self._emit("alert", message),
+            on_list=lambda: self._emit("history", self.conversations.listing()),
+            on_stopping=self._stopping,
         )
+        self._shown: Sequence[Message] = ()
+        self._meta: dict[str, Any] = {}
+        self._answer: object = None
+        self._answer_parts = 0
+        self._answer_chars = 0
+        self._answer_calls: list[Message] = []
         self.session.subscribe(self._changed)
 
+    def operations(self) -> Json:
+        """The operations table, for the worker and the page."""
+        return json.dumps(OPERATIONS)
+
     async def start(self) -> Json:
-        return await _answer(self.conversations.start())
+        """Load history; answers the whole state once, as the page's starting point."""
+        await self.conversations.start()
+        self._shown = self.session.settled
+        self._meta = self._meta_now()
+        return _dumps(
+            {
+                "meta": self._meta,
+                "messages": list(self._shown),
+                "history": self.conversations.listing(),
+            }
+        )
 
-    # Every public method answers JSON text: {"result": …} or {"error": "…"}.
-
-    def state(self) -> Json:
-        return _ok(self._state())
-
-    async def send(self, text: str, attachments: Json = "[]") -> Json:
-        turn = self.conversations.send(text, json.loads(attachments))
-        return await _answer(self._turn(turn))
-
-    async def retry(self, index: int) -> Json:
-        return await _answer(self._turn(self.conversations.retry(index)))
-
-    def stop(self) -> Json:
-        self.session.stop()
-        return _ok(None)
-
-    def save(self) -> Json:
-        return _ok(self.session.snapshot().to_dict())
-
-    async def restore(self, snapshot: Json) -> Json:
-        return await _answer(self.conversations.restore(json.loads(snapshot) if snapshot else None))
-
-    async def fork(self, index: int) -> Json:
-        return await _answer(self.conversations.fork(index))
-
-    async def open(self, conversation_id: str) -> Json:
-        return await _answer(self.conversations.open(conversation_id))
-
-    async def forget(self, conversation_id: str) -> Json:
-        return await _answer(self.conversations.forget(conversation_id))
-
-    async def rename(self, conversation_id: str, title: str) -> Json:
-        return await _answer(self.conversations.rename(conversation_id, title))
-
-    async def export_all(self) -> Json:
-        return await _answer(self.conversations.export_all())
-
-    async def import_all(self, text: str) -> Json:
-        return await _answer(self.conversations.import_all(text))
-
-    async def keep(self) -> Json:
-        return await _answer(self.conversations.keep())
-
-    async def storage_changed(self, key: str) -> Json:
-        return await _answer(self.conversations.storage_changed(key))
-
-    def history(self) -> Json:
-        return _ok(self.conversations.listing())
-
-    def get_history(self) -> Json:
-        return _ok(self.session.get_history())
-
-    def set_history(self, messages: Json) -> Json:
-        return _call(lambda: self.session.set_history(json.loads(messages)))
-
-    def read_snapshot(self, value: Json) -> Json:
-        """`value` is JSON text of whatever the host passed: an object, or JSON text itself."""
+    async def call(self, operation: str, arguments: Json) -> Json:
+        """Run one operation; the reply is `{"result"}`, `{"error"}` or `{"error", "bug"}`."""
         try:
-            decoded = json.loads(value)
-        except ValueError:
-            return _ok(None)
-        return _ok(read_snapshot(decoded))
+            keywords = check_arguments(operation, json.loads(arguments))
+            result = await getattr(self, snake_case(operation))(**keywords)
+        except WidgetError as exc:
+            return _dumps({"error": str(exc)})
+        except Exception as exc:
+            # A bug, not bad input: the traceback for the console, a sentence for the person.
+            detail = "".join(traceback.format_exception(exc))
+            return _dumps({"error": BUG, "bug": detail})
+        return _dumps({"result": result})
 
-    async def set_model(self, model: str) -> Json:
-        return await _answer(self.conversations.choose(model=model))
+    # -- operations (one per row of OPERATIONS) ------------------------------------------
 
-    async def set_thinking(self, level: str) -> Json:
-        return await _answer(self.conversations.choose(thinking=level))
+    async def send(self, text: str, attachments: list[Message] | None) -> Message:
+        return self._alerting(await self.conversations.send(text, attachments or []))
 
-    def register_tool(self, spec: Json) -> Json:
-        data = json.loads(spec)
-        name = data["name"]
+    async def retry(self, index: int) -> Message:
+        return self._alerting(await self.conversations.retry(index))
 
+    async def stop(self) -> None:
+        await self.conversations.stop()
+
+    async def save(self) -> dict[str, Any]:
+        return self.session.snapshot().to_dict()
+
+    async def restore(self, snapshot: object) -> None:
+        await self.conversations.restore(snapshot)
+
+    async def fork(self, index: int) -> str:
+        return await self.conversations.fork(index)
+
+    async def get_history(self) -> list[Message]:
+        return self.session.get_history()
+
+    async def set_history(self, messages: object) -> None:
+        await self.conversations.set_history(messages)
+
+    async def read_snapshot(self, value: object) -> dict[str, Any] | None:
+        return read_snapshot(value)
+
+    async def set_model(self, model: str) -> None:
+        if self.models and model not in self.models:
+            raise WidgetError(f'The model "{model}" is not offered here.')
+        await self.conversations.choose(model=model)
+
+    async def set_thinking(self, level: str) -> None:
+        await self.conversations.choose(thinking=level)
+
+    async def rename(self, conversation_id: str, title: str) -> None:
+        await self.conversations.rename(conversation_id, title)
+
+    async def open(self, conversation_id: str) -> None:
+        await self.conversations.open(conversation_id)
+
+    async def forget(self, conversation_id: str) -> None:
+        await self.conversations.forget(conversation_id)
+
+    async def export_all(self) -> str:
+        return await self.conversations.export_all()
+
+    async def import_all(self, text: str) -> int:
+        return await self.conversations.import_all(text)
+
+    async def storage_changed(self, key: str) -> None:
+        await self.conversations.storage_changed(key)
+
+    async def register_tool(
+        self, name: str, description: str | None, parameters: dict[str, Any] | None
+    ) -> None:
         async def run(arguments: dict[str, Any]) -> str:
             try:
                 return str(await self.host.callTool(name, json.dumps(arguments)))
             except JsException as exc:
                 raise RuntimeError(_js_message(exc)) from exc
 
-        description = data.get("description") or ""
-        parameters = data.get("parameters") or {"type": "object", "properties": {}}
-        self.session.add_tool(Tool(name, description, parameters, run))
-        return _ok(None)
+        schema = parameters or {"type": "object", "properties": {}}
+        self.session.add_tool(Tool(name, description or "", schema, run))
 
-    def unregister_tool(self, name: str) -> Json:
+    async def unregister_tool(self, name: str) -> None:
         self.session.remove_tool(name)
-        return _ok(None)
 
-    # -- internals ---------------------------------------------------------------------
+    async def dispose(self) -> None:
+        await self.conversations.dispose()
 
-    async def _turn(self, turn: Awaitable[dict[str, Any]]) -> dict[str, Any]:
-        message = await turn
-        error = message.get("error")
-        if error and error != STOPPED:
-            self.host.emit("alert", json.dumps(error))
-        return message
+    # -- events: what changed, never the whole state again --------------------------------
 
-    def _state(self) -> dict[str, Any]:
+    def _changed(self, kind: str) -> None:
+        if kind == "draft":
+            self._draft_changed()
+            return
+        settled = self.session.settled
+        if settled is not self._shown:
+            at = 0
+            limit = min(len(settled), len(self._shown))
+            while at < limit and settled[at] is self._shown[at]:
+                at += 1
+            if at < len(self._shown) or at < len(settled):
+                self._emit("messages", {"at": at, "add": list(settled[at:])})
+            self._shown = settled
+        if self.session.answer is None and self._answer is not None:
+            self._answer = None
+            self.host.draft(-1, "", "")  # the answer settled (or failed): no draft now
+        self._meta_changed()
+
+    def _draft_changed(self) -> None:
+        answer = self.session.answer
+        if answer is None:
+            return
+        if answer is not self._answer:
+            self._answer, self._answer_parts, self._answer_chars = answer, 0, 0
+            self._answer_calls = []
+            self._meta_changed()  # busy from the first draft on
+        text = "".join(answer.content[self._answer_parts :])
+        self._answer_parts = len(answer.content)
+        calls = answer.calls() if answer.tool_calls else []
+        calls_json = json.dumps(calls) if calls != self._answer_calls else ""
+        self._answer_calls = calls
+        self.host.draft(self._answer_chars, text, calls_json)
+        self._answer_chars += len(text)
+
+    def _meta_changed(self) -> None:
+        meta = self._meta_now()
+        if meta != self._meta:
+            self._meta = meta
+            self._emit("meta", meta)
+
+    def _meta_now(self) -> dict[str, Any]:
         session = self.session
         return {
             "id": session.id,
             "title": session.title,
             "model": session.model,
+            "provider": session.provider,
             "thinking": session.thinking,
-            "messages": session.get_history(),
-            "draft": session.draft,
             "busy": session.busy,
             "usage": session.usage,
+            "models": self.models,
         }
 
-    def _changed(self, kind: str) -> None:
-        if kind == "draft":
-            self.host.emit("draft", json.dumps(self.session.draft, ensure_ascii=False))
-        else:
-            self.host.emit("state", json.dumps(self._state(), ensure_ascii=False))
+    def _stopping(self) -> None:
+        self.transport.cancel()
+        self._emit("stopping", None)  # a tool call waiting for approval is let go (and cut)
+
+    def _emit(self, kind: str, data: object) -> None:
+        self.host.emit(kind, _dumps(data))
+
+    def _alerting(self, answer: Message) -> Message:
+        error = answer.get("error")
+        if error and error != STOPPED:
+            self._emit("alert", error)
+        return answer
 
 
-def _ok(result: object) -> Json:
-    return json.dumps({"result": result}, ensure_ascii=False)
-
-
-def _fail(message: str) -> Json:
-    return json.dumps({"error": message}, ensure_ascii=False)
-
-
-def _call(action: Callable[[], object]) -> Json:
-    try:
-        action()
-    except WidgetError as exc:
-        return _fail(str(exc))
-    except ValueError as exc:  # JSON text from the page that does not parse
-        return _fail(f"invalid JSON: {exc}")
-    except Exception as exc:
-        return _internal_error(exc)
-    return _ok(None)
-
-
-async def _answer(turn: Awaitable[object]) -> Json:
-    try:
-        return _ok(await turn)
-    except ValueError as exc:  # WidgetError, or JSON text from the page that does not parse
-        return _fail(str(exc))
-    except Exception as exc:
-        return _internal_error(exc)
-
-
-def _internal_error(exc: Exception) -> Json:
-    # A bug, not bad input: the traceback goes to the console, a sentence to the person.
-    traceback.print_exception(exc)
-    return _fail(f"Something went wrong inside the chat ({type(exc).__name__}: {exc}).")
+def _dumps(value: object) -> Json:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _js_message(exc: Exception) -> str:

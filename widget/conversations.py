@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from .errors import SnapshotError, WidgetError
+from .errors import SnapshotError, TurnError, WidgetError
 from .history import Entry, StorageFull
 from .messages import Message
 from .sessions import Session, Transport
@@ -48,6 +48,7 @@ class Conversations:
         generate_title: bool = False,
         on_alert: Callable[[str], None] = lambda message: None,
         on_list: Callable[[], None] = lambda: None,
+        on_stopping: Callable[[], None] = lambda: None,
     ) -> None:
         self.session = session
         self.history = history
@@ -55,8 +56,12 @@ class Conversations:
         self.generate_title = generate_title
         self.on_alert = on_alert
         self.on_list = on_list
+        #: told when a running turn is asked to stop: abort requests, let approvals go
+        self.on_stopping = on_stopping
         session.after_turn = self.keep
         self._keeping = asyncio.Lock()
+        self._idle = asyncio.Event()
+        self._idle.set()
 
     async def start(self) -> None:
         if self.history is not None:
@@ -67,17 +72,21 @@ class Conversations:
         return [entry.to_dict() for entry in self.history.entries()] if self.history else []
 
     async def send(self, text: str, attachments: Sequence[Message] = ()) -> Message:
-        answer = await self.session.send(text, self.transport, attachments=attachments)
-        await self._settled(answer)
-        return answer
+        return await self._turn(self.session.send(text, self.transport, attachments=attachments))
 
     async def retry(self, index: int) -> Message:
-        answer = await self.session.retry(index, self.transport)
-        await self._settled(answer)
-        return answer
+        return await self._turn(self.session.retry(index, self.transport))
+
+    async def stop(self) -> None:
+        """End the running turn, if any, and wait until it has settled (and been stored)."""
+        if not self._idle.is_set():
+            self.session.stop()
+            self.on_stopping()
+        await self._idle.wait()
 
     async def fork(self, index: int) -> str:
         """Store the live conversation, open the turns before message `index`; its text back."""
+        await self.stop()
         forked, text = self.session.fork(index)
         await self.keep()
         self.session.load(forked)
@@ -85,6 +94,7 @@ class Conversations:
         return text
 
     async def new(self) -> None:
+        await self.stop()
         await self.keep()
         self.session.load(None)
 
@@ -96,6 +106,7 @@ class Conversations:
         data = await self.history.read(conversation_id)
         if data is None:
             raise WidgetError("That conversation could not be read. It was left as it is.")
+        await self.stop()
         await self.keep()
         self.session.load(from_dict(data))
 
@@ -107,8 +118,19 @@ class Conversations:
         snapshot = from_dict(value)
         # A call still waiting for its result (or an approval) is cut, never re-run.
         repaired = snapshot.with_messages(repair(list(snapshot.messages)))
+        await self.stop()
         await self.keep()
         self.session.load(repaired)
+
+    async def set_history(self, messages: object) -> None:
+        """Validate and replace the live conversation's messages, then store them at once."""
+        self.session.set_history(messages)
+        await self.keep()
+
+    async def dispose(self) -> None:
+        """Stop what runs and store the last complete state."""
+        await self.stop()
+        await self.keep()
 
     async def forget(self, conversation_id: str) -> None:
         if self.history is None:
@@ -208,6 +230,19 @@ class Conversations:
     async def storage_changed(self, key: str) -> None:
         if self.history is not None and await self.history.changed(key):
             self.on_list()
+
+    async def _turn(self, turn: Coroutine[Any, Any, Message]) -> Message:
+        """Run one turn, which `stop` waits for; a second one while it runs is refused."""
+        if not self._idle.is_set():
+            turn.close()  # never started, so never awaited: close it quietly
+            raise TurnError("An answer is still being written: stop it or wait for it to finish.")
+        self._idle.clear()
+        try:
+            answer = await turn
+        finally:
+            self._idle.set()
+        await self._settled(answer)
+        return answer
 
     async def _settled(self, answer: Message) -> None:
         # The turn itself was stored before it settled (`Session.after_turn`).

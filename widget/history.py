@@ -7,7 +7,8 @@ with a stale copy:
     <prefix>:meta:<id>   {"v": 1, "title", "updated", "rev"}   small, read at start-up
     <prefix>:conv:<id>   the snapshot's JSON text                read when opened
 
-Writes go transcript first, then meta, so a failed write never leaves a listed entry without
+Each store is one batch of writes that the page applies together or not at all (one trip),
+transcript before meta, so even a page dying mid-batch never leaves a listed entry without
 its transcript. Entries that cannot be read (corrupt, truncated, hand-edited, from a newer
 version) are skipped and never written over or removed.
 """
@@ -16,8 +17,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from .errors import WidgetError
@@ -30,13 +31,26 @@ class StorageFull(WidgetError):
     """The store has no room left for a write."""
 
 
-class KeyValue(Protocol):
-    """The few storage operations history needs; `set` raises `StorageFull` when full."""
+class Conflict(WidgetError):
+    """Another tab changed an entry since this tab last read or wrote it."""
 
-    async def keys(self) -> list[str]: ...
+
+Change = tuple[str, str | None]  # (key, value); None removes the key
+
+
+class KeyValue(Protocol):
+    """The few storage operations history needs.
+
+    `write` applies a batch of changes all together or not at all, in one trip to the page:
+    it raises `Conflict` when a key in `expect` does not hold the expected text (None: absent)
+    and `StorageFull` when the batch does not fit, in both cases changing nothing.
+    """
+
+    async def read_all(self, prefix: str) -> dict[str, str]: ...
     async def get(self, key: str) -> str | None: ...
-    async def set(self, key: str, value: str) -> None: ...
-    async def remove(self, key: str) -> None: ...
+    async def write(
+        self, changes: Sequence[Change], expect: Mapping[str, str | None] | None = None
+    ) -> None: ...
 
 
 class MemoryKeyValue:
@@ -46,21 +60,27 @@ class MemoryKeyValue:
         self.data: dict[str, str] = {}
         self.quota = quota
 
-    async def keys(self) -> list[str]:
-        return list(self.data)
+    async def read_all(self, prefix: str) -> dict[str, str]:
+        return {key: value for key, value in self.data.items() if key.startswith(prefix)}
 
     async def get(self, key: str) -> str | None:
         return self.data.get(key)
 
-    async def set(self, key: str, value: str) -> None:
-        if self.quota is not None:
-            used = sum(len(k) + len(v) for k, v in self.data.items() if k != key)
-            if used + len(key) + len(value) > self.quota:
-                raise StorageFull("the store is full")
-        self.data[key] = value
-
-    async def remove(self, key: str) -> None:
-        self.data.pop(key, None)
+    async def write(
+        self, changes: Sequence[Change], expect: Mapping[str, str | None] | None = None
+    ) -> None:
+        for key, expected in (expect or {}).items():
+            if self.data.get(key) != expected:
+                raise Conflict(f"{key} was changed elsewhere")
+        after = dict(self.data)
+        for key, value in changes:
+            if value is None:
+                after.pop(key, None)
+            else:
+                after[key] = value
+        if self.quota is not None and sum(len(k) + len(v) for k, v in after.items()) > self.quota:
+            raise StorageFull("the store is full")
+        self.data = after
 
 
 @dataclass(frozen=True)
@@ -84,20 +104,22 @@ class History:
         self.prefix = prefix
         self.limit = max(1, limit)
         self._entries: dict[str, Entry] = {}
-        # The revision this tab last wrote or read of each conversation: a different one in
+        # The meta text this tab last wrote or read of each conversation: other text in
         # storage means another tab has moved that conversation on since.
-        self._known_revs: dict[str, str] = {}
+        self._known: dict[str, str] = {}
+        self._meta_texts: dict[str, str] = {}
 
     async def load(self) -> None:
-        """Build the list from the meta keys; unreadable entries are skipped."""
+        """Build the list from the meta keys (one trip); unreadable entries are skipped."""
         meta_prefix = f"{self.prefix}:meta:"
         self._entries = {}
-        for key in await self.store.keys():
-            if key.startswith(meta_prefix):
-                entry = parse_meta(key[len(meta_prefix) :], await self.store.get(key))
-                if entry:
-                    self._entries[entry.id] = entry
-                    self._known_revs[entry.id] = entry.rev
+        self._meta_texts = {}
+        for key, text in (await self.store.read_all(meta_prefix)).items():
+            entry = parse_meta(key[len(meta_prefix) :], text)
+            if entry:
+                self._entries[entry.id] = entry
+                self._meta_texts[entry.id] = text
+                self._known.setdefault(entry.id, text)
 
     def entries(self) -> list[Entry]:
         """Newest first."""
@@ -110,39 +132,56 @@ class History:
         """The stored snapshot, repaired, or `None` when it is missing or unreadable."""
         text = await self.store.get(self._conv_key(conversation_id))
         snapshot = read_snapshot(text) if text is not None else None
-        if snapshot is not None and conversation_id in self._entries:
-            self._known_revs[conversation_id] = self._entries[conversation_id].rev
+        if snapshot is not None and conversation_id in self._meta_texts:
+            self._known[conversation_id] = self._meta_texts[conversation_id]
         return snapshot
 
     async def keep(self, snapshot: Snapshot) -> str:
-        """Store a conversation; returns the id it was stored under.
+        """Store a conversation in one batch of writes; returns the id it was stored under.
 
-        If another tab moved this conversation on since this tab last saw it, this tab's
-        version is kept as a new conversation rather than written over the other's turns.
-        When the store is full, the oldest other conversations are given up until it fits;
-        if it cannot fit alone, `StorageFull` is raised and nothing stored is touched.
+        The batch also drops what is over the limit. If another tab moved this conversation
+        on since this tab last saw it, this tab's version is kept as a new conversation rather
+        than written over the other's turns. When the store is full, the oldest other
+        conversations are given up, in the same batch, until it fits; if it cannot fit alone,
+        `StorageFull` is raised and nothing stored is touched.
         """
-        if await self._changed_elsewhere(snapshot.id):
-            snapshot = Snapshot(**{**snapshot.__dict__, "id": uuid.uuid4().hex})
-        text = dumps(snapshot)
-        rev = uuid.uuid4().hex
-        meta = json.dumps(
-            {"v": META_VERSION, "title": snapshot.title, "updated": snapshot.updated, "rev": rev},
-            ensure_ascii=False,
-        )
-        await self._write_making_room(snapshot.id, text, meta)
-        self._entries[snapshot.id] = Entry(snapshot.id, snapshot.title, snapshot.updated, rev)
-        self._known_revs[snapshot.id] = rev
-        for stale in self.entries()[self.limit :]:
-            if stale.id != snapshot.id:
-                await self.forget(stale.id)
+        expect: dict[str, str | None] = {}
+        if snapshot.id in self._known:
+            expect[self._meta_key(snapshot.id)] = self._known[snapshot.id]
+        others = [e.id for e in self.entries() if e.id != snapshot.id]
+        over_limit = others[self.limit - 1 :]
+        room = [i for i in reversed(others[: self.limit - 1])]  # oldest first
+        given_up: list[str] = []
+        while True:
+            meta = self._meta_text(snapshot)
+            changes = [change for gone in over_limit + given_up for change in self._removal(gone)]
+            # Transcript before meta: a listed entry always has its transcript.
+            changes += [
+                (self._conv_key(snapshot.id), dumps(snapshot)),
+                (self._meta_key(snapshot.id), meta),
+            ]
+            try:
+                await self.store.write(changes, expect)
+                break
+            except Conflict:
+                snapshot = replace(snapshot, id=uuid.uuid4().hex)
+                expect = {}
+            except StorageFull:
+                if not room:
+                    raise StorageFull(
+                        "This conversation is too large for this browser's storage. It stays "
+                        "open here, but it will not be kept after you close the page."
+                    ) from None
+                given_up.append(room.pop(0))
+        for gone in over_limit + given_up:
+            self._drop(gone)
+        self._entries[snapshot.id] = parse_meta(snapshot.id, meta) or Entry(snapshot.id, "", 0)
+        self._meta_texts[snapshot.id] = self._known[snapshot.id] = meta
         return snapshot.id
 
     async def forget(self, conversation_id: str) -> None:
-        await self.store.remove(self._meta_key(conversation_id))
-        await self.store.remove(self._conv_key(conversation_id))
-        self._entries.pop(conversation_id, None)
-        self._known_revs.pop(conversation_id, None)
+        await self.store.write(self._removal(conversation_id))
+        self._drop(conversation_id)
 
     async def changed(self, key: str) -> bool:
         """Another tab changed `key`: refresh that entry. True when the list changed."""
@@ -150,63 +189,32 @@ class History:
         if not key.startswith(meta_prefix):
             return False
         conversation_id = key[len(meta_prefix) :]
-        entry = parse_meta(conversation_id, await self.store.get(key))
+        text = await self.store.get(key)
+        entry = parse_meta(conversation_id, text)
         before = self._entries.get(conversation_id)
-        if entry is None:
+        if entry is None or text is None:
             self._entries.pop(conversation_id, None)
+            self._meta_texts.pop(conversation_id, None)
         else:
             self._entries[conversation_id] = entry
+            self._meta_texts[conversation_id] = text
         return before != entry
 
-    async def _changed_elsewhere(self, conversation_id: str) -> bool:
-        known = self._known_revs.get(conversation_id)
-        if known is None:
-            return False
-        stored = parse_meta(conversation_id, await self.store.get(self._meta_key(conversation_id)))
-        return stored is not None and stored.rev != known
+    def _meta_text(self, snapshot: Snapshot) -> str:
+        return json.dumps(
+            {"v": META_VERSION, "title": snapshot.title, "updated": snapshot.updated,
+             "rev": uuid.uuid4().hex},
+            ensure_ascii=False,
+        )  # fmt: skip
 
-    async def _write_making_room(self, conversation_id: str, text: str, meta: str) -> None:
-        """Write, giving up the oldest other conversations while the store is full.
+    def _removal(self, conversation_id: str) -> list[Change]:
+        # Meta before transcript: an entry stops being listed before it stops opening.
+        return [(self._meta_key(conversation_id), None), (self._conv_key(conversation_id), None)]
 
-        If the conversation cannot fit even alone, what was given up is written back, so a
-        failed attempt damages nothing already stored.
-        """
-        existed = conversation_id in self._entries
-        victims = [e.id for e in reversed(self.entries()) if e.id != conversation_id]
-        given_up: list[tuple[Entry, str | None, str | None]] = []
-        while True:
-            try:
-                await self.store.set(self._conv_key(conversation_id), text)
-                await self.store.set(self._meta_key(conversation_id), meta)
-                return
-            except StorageFull:
-                if victims:
-                    victim = self._entries[victims.pop(0)]
-                    meta_text = await self.store.get(self._meta_key(victim.id))
-                    conv_text = await self.store.get(self._conv_key(victim.id))
-                    given_up.append((victim, meta_text, conv_text))
-                    await self.forget(victim.id)
-                    continue
-            if not existed:
-                await self.store.remove(self._conv_key(conversation_id))
-            await self._put_back(given_up)
-            raise StorageFull(
-                "This conversation is too large for this browser's storage. It stays open "
-                "here, but it will not be kept after you close the page."
-            )
-
-    async def _put_back(self, given_up: list[tuple[Entry, str | None, str | None]]) -> None:
-        for entry, meta_text, conv_text in given_up:
-            if meta_text is None or conv_text is None:
-                continue
-            try:
-                await self.store.set(self._conv_key(entry.id), conv_text)
-                await self.store.set(self._meta_key(entry.id), meta_text)
-            except StorageFull:
-                await self.store.remove(self._conv_key(entry.id))
-                continue
-            self._entries[entry.id] = entry
-            self._known_revs[entry.id] = entry.rev
+    def _drop(self, conversation_id: str) -> None:
+        self._entries.pop(conversation_id, None)
+        self._meta_texts.pop(conversation_id, None)
+        self._known.pop(conversation_id, None)
 
     def _meta_key(self, conversation_id: str) -> str:
         return f"{self.prefix}:meta:{conversation_id}"

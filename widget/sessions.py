@@ -98,6 +98,20 @@ class Session:
         return self._draft.message() if self._draft else None
 
     @property
+    def answer(self) -> AnswerBuilder | None:
+        """The answer being streamed, as it is being built (read it, never change it)."""
+        return self._draft
+
+    @property
+    def settled(self) -> Sequence[Message]:
+        """The settled messages themselves, not copies: for reading what changed, cheaply.
+
+        A message is never changed in place once settled, so comparing these by identity
+        tells which ones are new.
+        """
+        return tuple(self._messages)
+
+    @property
     def busy(self) -> bool:
         return self._draft is not None or self._running
 

@@ -43,7 +43,7 @@ class AnswerBuilder:
         """The assistant message so far (complete once the stream has ended)."""
         text = "".join(self.content)
         message: Message = {"role": "assistant", "content": text or None}
-        calls = [self._finished_call(i, c) for i, c in sorted(self.tool_calls.items())]
+        calls = self.calls()
         if calls:
             message["tool_calls"] = calls
         elif message["content"] is None:
@@ -53,6 +53,10 @@ class AnswerBuilder:
     @property
     def text(self) -> str:
         return "".join(self.content)
+
+    def calls(self) -> list[Message]:
+        """The tool calls so far (complete once the stream has ended)."""
+        return [self._finished_call(i, c) for i, c in sorted(self.tool_calls.items())]
 
     def _feed_delta(self, delta: dict[str, Any]) -> None:
         if isinstance(delta.get("content"), str):

@@ -221,7 +221,7 @@ def test_a_failure_after_streaming_began_ends_with_one_error_event(
         lines = streamed(http)
     assert json.loads(lines[0][6:])["choices"][0]["delta"]["content"] == "Hel"
     errors = [json.loads(line[6:]) for line in lines if '"error"' in line]
-    assert len(errors) == 1 and lines[-1] == lines[-1] and '"error"' in lines[-1]
+    assert len(errors) == 1 and errors[0] == json.loads(lines[-1][6:])  # one, and the last
     assert message in errors[0]["error"]["message"]
     assert "[DONE]" not in lines[-1]
 
