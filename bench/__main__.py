@@ -18,6 +18,8 @@ from typing import Any
 
 import httpx
 
+from bench import row
+from bench.page import bench_page
 from server import Settings, create_app
 from server.demo import DemoTransport
 from server.testing import CHROMIUM_FLAGS, ChatkeepServer
@@ -146,13 +148,9 @@ def bench_browser() -> list[dict[str, Any]]:
     ]
 
 
-def row(name: str, value: float, target: float, unit: str) -> dict[str, Any]:
-    return {"name": name, "value": round(value, 3), "target": target, "unit": unit,
-            "ok": value <= target}  # fmt: skip
-
-
 def main() -> int:
-    rows = bench_snapshots() + bench_memory() + bench_history() + bench_proxy() + bench_browser()
+    rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
+            + bench_browser() + bench_page())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
     for r in rows:

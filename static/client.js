@@ -163,6 +163,13 @@ export class WidgetClient extends EventTarget {
       Object.assign(this.state, value);
       this.dispatchEvent(new Event("meta"));
     } else if (kind === "messages") {
+      // An answer the page has just seen streamed comes without its text: take the draft's.
+      for (const message of value.add) {
+        if (message.streamed) {
+          delete message.streamed;
+          message.content = this.draft?.content ?? "";
+        }
+      }
       this.state.messages.splice(value.at, Infinity, ...value.add);
       this.dispatchEvent(new CustomEvent("messages", { detail: value }));
     } else if (kind === "stopping") {
@@ -175,14 +182,20 @@ export class WidgetClient extends EventTarget {
     }
   }
 
-  /** @param {{at: number, text: string, calls: any[] | null} | null} change */
+  /**
+   * The answer being written: `[at, text, calls?]` appends `text` at offset `at` (0 starts a
+   * new answer) and replaces the tool calls when given; `null` means it has settled.
+   * @param {[number, string, any[]?] | null} change
+   */
   #applyDraft(change) {
     if (change === null) {
       this.draft = null;
     } else {
-      const before = change.at === 0 || !this.draft ? "" : (this.draft.content ?? "").slice(0, change.at);
-      this.draft = { role: "assistant", content: before + change.text, tool_calls: change.calls ?? this.draft?.tool_calls };
-      if (!this.draft.tool_calls) delete this.draft.tool_calls;
+      const [at, text, calls] = change;
+      const before = at === 0 || !this.draft ? "" : (this.draft.content ?? "").slice(0, at);
+      const toolCalls = calls ?? (at === 0 ? undefined : this.draft?.tool_calls);
+      this.draft = { role: "assistant", content: before + text };
+      if (toolCalls) this.draft.tool_calls = toolCalls;
     }
     this.dispatchEvent(new Event("draft"));
   }

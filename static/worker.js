@@ -45,12 +45,13 @@ function draft(at, text, callsJson) {
   }
 }
 
+/** Sends what was streamed as `[at, text]`, or `[at, text, calls]` when the calls changed. */
 function flushDraft() {
   clearTimeout(draftTimer);
   if (!pendingDraft) return;
-  const data = pendingDraft;
+  const { at, text, calls } = pendingDraft;
   pendingDraft = null;
-  channel.emit("draft", data);
+  channel.emit("draft", calls ? [at, text, calls] : [at, text]);
 }
 
 /** Every other event: what was streamed before it goes first, so the page sees them in order. */

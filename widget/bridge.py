@@ -188,11 +188,12 @@ class Bridge:
 
     # -- operations (one per row of OPERATIONS) ------------------------------------------
 
-    async def send(self, text: str, attachments: list[Message] | None) -> Message:
-        return self._alerting(await self.conversations.send(text, attachments or []))
+    # A turn's answer reaches the page as events; the reply only says the turn has settled.
+    async def send(self, text: str, attachments: list[Message] | None) -> None:
+        self._alert_failure(await self.conversations.send(text, attachments or []))
 
-    async def retry(self, index: int) -> Message:
-        return self._alerting(await self.conversations.retry(index))
+    async def retry(self, index: int) -> None:
+        self._alert_failure(await self.conversations.retry(index))
 
     async def stop(self) -> None:
         await self.conversations.stop()
@@ -266,18 +267,33 @@ class Bridge:
             self._draft_changed()
             return
         settled = self.session.settled
-        if settled is not self._shown:
-            at = 0
-            limit = min(len(settled), len(self._shown))
-            while at < limit and settled[at] is self._shown[at]:
-                at += 1
-            if at < len(self._shown) or at < len(settled):
-                self._emit("messages", {"at": at, "add": list(settled[at:])})
-            self._shown = settled
+        at = 0
+        limit = min(len(settled), len(self._shown))
+        while at < limit and settled[at] is self._shown[at]:
+            at += 1
+        if at < len(self._shown) or at < len(settled):
+            self._emit("messages", {"at": at, "add": self._added(settled[at:])})
+        self._shown = settled
         if self.session.answer is None and self._answer is not None:
             self._answer = None
             self.host.draft(-1, "", "")  # the answer settled (or failed): no draft now
         self._meta_changed()
+
+    def _added(self, messages: Sequence[Message]) -> list[Message]:
+        """New messages for the page; an answer it has just seen streamed comes without its
+        text (`"streamed": true`), which the page takes from its draft: sent once, not twice."""
+        added = list(messages)
+        last = added[-1] if added else None
+        if (
+            self._answer is not None
+            and last is not None
+            and last["role"] == "assistant"
+            and isinstance(last.get("content"), str)
+            and len(last["content"]) == self._answer_chars > 0
+        ):
+            added[-1] = {key: value for key, value in last.items() if key != "content"}
+            added[-1]["streamed"] = True
+        return added
 
     def _draft_changed(self) -> None:
         answer = self.session.answer
@@ -321,11 +337,10 @@ class Bridge:
     def _emit(self, kind: str, data: object) -> None:
         self.host.emit(kind, _dumps(data))
 
-    def _alerting(self, answer: Message) -> Message:
+    def _alert_failure(self, answer: Message) -> None:
         error = answer.get("error")
         if error and error != STOPPED:
             self._emit("alert", error)
-        return answer
 
 
 def _dumps(value: object) -> Json:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from scripted import ScriptedTransport, answer, run
 
 from widget import Session
 from widget.conversations import Conversations
-from widget.history import History, MemoryKeyValue, StorageFull
+from widget.history import Conflict, History, MemoryKeyValue, StorageFull
 
 
 def conversation(text: str, updated: int, size: int = 10) -> Session:
@@ -293,3 +294,49 @@ def test_a_bad_import_keeps_nothing(text: str, error: str) -> None:
     with pytest.raises(ValueError, match=error.replace("(", r"\(")):
         run(conversations.import_all(text))
     assert store.data == {}
+
+
+class CountingStore(MemoryKeyValue):
+    """Counts the trips history makes to the store (each one a round trip to the page)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.trips: list[str] = []
+
+    async def read_all(self, prefix: str) -> dict[str, str]:
+        self.trips.append("read_all")
+        return await super().read_all(prefix)
+
+    async def get(self, key: str) -> str | None:
+        self.trips.append("get")
+        return await super().get(key)
+
+    async def write(self, changes: Any, expect: Any = None) -> None:
+        self.trips.append("write")
+        await super().write(changes, expect)
+
+
+def test_storing_a_turn_is_one_trip_even_past_the_limit() -> None:
+    store = CountingStore()
+    conversations = Conversations(
+        Session(), History(store, limit=2), ScriptedTransport(*(answer(f"A{i}") for i in range(4)))
+    )
+    run(conversations.start())
+    assert store.trips == ["read_all"]
+    for number in range(3):
+        store.trips.clear()
+        run(conversations.send(f"Question {number}"))
+        assert store.trips == ["write"]  # the turn, and dropping the oldest, in one batch
+        run(conversations.new())
+    assert len(conversations.listing()) == 2
+
+
+def test_a_batch_that_does_not_fit_changes_nothing() -> None:
+    store = MemoryKeyValue(quota=100)
+    store.data["other"] = "x" * 50
+    with pytest.raises(StorageFull):
+        run(store.write([("a", "y" * 10), ("b", "z" * 60)]))
+    assert store.data == {"other": "x" * 50}
+    with pytest.raises(Conflict):
+        run(store.write([("a", "1")], {"other": "changed"}))
+    assert store.data == {"other": "x" * 50}

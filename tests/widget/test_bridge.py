@@ -1,0 +1,210 @@
+"""The bridge as the worker drives it: one operations table, replies, and events that carry
+changes rather than states. Runs on CPython with a stand-in for `pyodide.ffi`, and under
+Pyodide with the real one."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import re
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scripted import call_chunk, pause, run, text_chunk
+
+if sys.platform != "emscripten" and "pyodide" not in sys.modules:
+    ffi = types.ModuleType("pyodide.ffi")
+    ffi.JsException = type("JsException", (Exception,), {})  # type: ignore[attr-defined]
+    package = types.ModuleType("pyodide")
+    package.ffi = ffi  # type: ignore[attr-defined]
+    sys.modules.update({"pyodide": package, "pyodide.ffi": ffi})
+
+from widget.bridge import BUG, Bridge
+from widget.operations import OPERATIONS, check_arguments, snake_case
+from widget.sessions import STOPPED
+
+IN_PYODIDE = sys.platform == "emscripten"
+STATIC = Path(__file__).resolve().parents[2] / "static"
+
+
+class FakeStream:
+    def __init__(self, batches: list[list[Any]]) -> None:
+        self.batches = list(batches)
+        self.closed = False
+
+    async def next(self) -> str | None:
+        await pause()
+        if self.closed or not self.batches:
+            return None
+        return json.dumps(self.batches.pop(0))
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeHost:
+    """The worker's callbacks, recording every event as the page would receive it."""
+
+    def __init__(self, *answers: list[list[Any]]) -> None:
+        self.answers = list(answers)
+        self.events: list[tuple[str, Any]] = []
+        self.tool_calls: list[tuple[str, str]] = []
+
+    def openStream(self, body: str) -> FakeStream:
+        return FakeStream(self.answers.pop(0))
+
+    def emit(self, kind: str, data: str) -> None:
+        self.events.append((kind, json.loads(data)))
+
+    def draft(self, at: int, text: str, calls: str) -> None:
+        self.events.append(("draft", None if at < 0 else (at, text, calls)))
+
+    async def callTool(self, name: str, arguments: str) -> str:
+        self.tool_calls.append((name, arguments))
+        return "22°C"
+
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self.events]
+
+
+def call(bridge: Bridge, operation: str, **arguments: Any) -> dict[str, Any]:
+    reply: dict[str, Any] = json.loads(run(bridge.call(operation, json.dumps(arguments))))
+    return reply
+
+
+def started(host: FakeHost, **config: Any) -> Bridge:
+    bridge = Bridge(host, json.dumps({"history": "memory", "models": ["demo", "mini"], **config}))
+    state = json.loads(run(bridge.start()))
+    assert state["meta"]["model"] == "demo" and state["messages"] == []
+    return bridge
+
+
+def streamed(text: str, parts: int) -> list[list[Any]]:
+    size = max(1, len(text) // parts)
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    return [[text_chunk(piece)] for piece in pieces] + [[text_chunk("", "stop")]]
+
+
+def test_every_operation_has_one_bridge_method_with_its_arguments() -> None:
+    for operation, shapes in OPERATIONS.items():
+        method = getattr(Bridge, snake_case(operation))
+        assert inspect.iscoroutinefunction(method), operation
+        parameters = list(inspect.signature(method).parameters)[1:]
+        assert parameters == [snake_case(name) for name in shapes], operation
+
+
+def test_the_page_uses_only_declared_operations_and_every_one_is_used() -> None:
+    if not STATIC.is_dir():
+        pytest.skip("the static folder is not mounted here")
+    sources = "\n".join(p.read_text() for p in STATIC.glob("*.js"))
+    used = set(re.findall(r'(?:call|act|#call)\("(\w+)"', sources))
+    assert used == set(OPERATIONS), (used - set(OPERATIONS), set(OPERATIONS) - used)
+
+
+def test_arguments_of_the_wrong_shape_are_a_bug_not_a_person_s_mistake() -> None:
+    assert check_arguments("retry", {"index": 2}) == {"index": 2}
+    assert check_arguments("send", {"text": "hi"}) == {"text": "hi", "attachments": None}
+    for operation, arguments in [("retry", {"index": "2"}), ("retry", {"index": True}),
+                                 ("nope", {}), ("send", {"text": "x", "extra": 1}),
+                                 ("open", [])]:  # fmt: skip
+        with pytest.raises(TypeError):
+            check_arguments(operation, arguments)
+    host = FakeHost()
+    reply = call(started(host), "retry", index="2")
+    assert reply["error"] == BUG and "index must be integer" in reply["bug"]
+
+
+def test_a_person_s_mistake_answers_its_message() -> None:
+    bridge = started(FakeHost())
+    assert call(bridge, "setHistory", messages=[{"role": "robot", "content": "x"}]) == {
+        "error": 'message at index 0 has unknown role "robot"'
+    }
+    assert call(bridge, "setModel", model="gpt-9") == {
+        "error": 'The model "gpt-9" is not offered here.'
+    }
+    assert call(bridge, "rename", conversationId="x", title=" ") == {
+        "error": "A title needs at least one character."
+    }
+
+
+def test_a_streamed_answer_sends_only_appended_text_and_one_splice() -> None:
+    text = "Once upon a time " * 200
+    host = FakeHost(streamed(text, 100))
+    bridge = started(host)
+    assert call(bridge, "send", text="Tell me a story") == {"result": None}
+    assert call(bridge, "getHistory")["result"][1] == {"role": "assistant", "content": text}
+    drafts = [data for kind, data in host.events if kind == "draft" and data]
+    assert "".join(piece for _, piece, _ in drafts) == text
+    assert all(at == sum(len(p) for _, p, _ in drafts[:i]) for i, (at, _, _) in enumerate(drafts))
+    splices = [data for kind, data in host.events if kind == "messages"]
+    assert splices == [
+        {"at": 0, "add": [{"role": "user", "content": "Tell me a story"}]},
+        {"at": 1, "add": [{"role": "assistant", "streamed": True}]},  # its text came as drafts
+    ]
+    assert host.events[-1][0] == "meta" and host.events[-1][1]["busy"] is False
+    assert [data for kind, data in host.events if kind == "draft"][-1] is None
+    sent = sum(len(json.dumps(data)) for _, data in host.events)
+    assert sent < 3 * len(text)
+
+
+def test_a_second_turn_sends_only_its_own_messages() -> None:
+    host = FakeHost(streamed("First answer", 2), streamed("Second answer", 2))
+    bridge = started(host)
+    call(bridge, "send", text="one")
+    host.events.clear()
+    call(bridge, "send", text="two")
+    splices = [data for kind, data in host.events if kind == "messages"]
+    assert [s["at"] for s in splices] == [2, 3]
+    assert all(len(s["add"]) == 1 for s in splices)
+
+
+def test_tools_calls_stream_as_calls_and_results_as_new_messages() -> None:
+    host = FakeHost([[call_chunk("c1", "get_weather", '{"city": "Paris"}')]],
+                    streamed("It is 22°C.", 2))  # fmt: skip
+    bridge = started(host)
+    call(bridge, "registerTool", name="get_weather", description="Weather", parameters=None)
+    call(bridge, "send", text="Weather in Paris?")
+    assert host.tool_calls == [("get_weather", '{"city": "Paris"}')]
+    calls = [data[2] for kind, data in host.events if kind == "draft" and data and data[2]]
+    assert json.loads(calls[0])[0]["function"]["name"] == "get_weather"
+    roles = [m["role"] for kind, d in host.events if kind == "messages" for m in d["add"]]
+    assert roles == ["user", "assistant", "tool", "assistant"]
+
+
+def test_opening_another_conversation_sends_it_whole_once() -> None:
+    host = FakeHost(streamed("Hello", 1))
+    bridge = started(host)
+    call(bridge, "send", text="first")
+    first = call(bridge, "save")["result"]
+    call(bridge, "restore", snapshot=None)
+    assert [d for k, d in host.events if k == "messages"][-1] == {"at": 0, "add": []}
+    host.events.clear()
+    call(bridge, "open", conversationId=first["id"])
+    assert [d for k, d in host.events if k == "messages"] == [{"at": 0, "add": first["messages"]}]
+    assert [k for k, _ in host.events].count("meta") == 1
+
+
+@pytest.mark.skipif(
+    IN_PYODIDE, reason="interleaving two calls needs asyncio.run, which Pyodide in Node lacks"
+)
+def test_stop_before_switching_is_python_s_rule() -> None:
+    host = FakeHost(streamed("x " * 500, 500))
+    bridge = started(host)
+
+    async def send_then_switch() -> tuple[dict[str, Any], bool]:
+        turn = asyncio.ensure_future(bridge.call("send", json.dumps({"text": "long"})))
+        while "draft" not in host.kinds():
+            await asyncio.sleep(0)
+        switched = json.loads(await bridge.call("restore", json.dumps({"snapshot": None})))
+        return switched, turn.done()
+
+    switched, settled_first = asyncio.run(send_then_switch())
+    assert settled_first and switched == {"result": None}
+    assert "stopping" in host.kinds()
+    assert call(bridge, "getHistory")["result"] == []
+    added = [m for kind, data in host.events if kind == "messages" for m in data["add"]]
+    assert added[-1] == {"role": "assistant", "content": "", "error": STOPPED}
