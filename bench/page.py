@@ -25,10 +25,11 @@ from starlette.routing import Route
 from bench import row
 from server.testing import CHROMIUM_FLAGS, ChatkeepServer, free_port
 
-WORDS = (
+TEXT = (
     "the river bends past old mills where herons wait and light falls through the alders "
     "onto water that remembers every season it has carried downstream"
-).split()
+)
+WORDS = TEXT.split()
 MODELS = ("paced-2000-150", "paced-2000-0", "paced-10000-200")
 
 # Counts what crosses between the page and the widget's worker, and the page's long tasks.
