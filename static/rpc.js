@@ -31,12 +31,12 @@ export class Channel {
    * Send a request and resolve with its result (or reject with an Error carrying its message).
    * `fields` must not use the names `id` and `type`, which belong to the protocol.
    */
-  request(type, fields = {}, transfer = []) {
+  request(type, fields = {}) {
     if ("id" in fields || "type" in fields) throw new TypeError(`"id" and "type" are reserved in ${type} requests`);
     const id = `${this.#prefix}${this.#nextId++}`;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#port.postMessage({ ...fields, id, type }, transfer);
+      this.#port.postMessage({ ...fields, id, type });
     });
   }
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Collection, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -31,9 +31,13 @@ class Kept(Protocol):
     def entries(self) -> list[Entry]: ...
     def __contains__(self, conversation_id: str) -> bool: ...
     async def read(self, conversation_id: str) -> dict[str, Any] | None: ...
-    async def keep(self, snapshot: Snapshot) -> str: ...
+    async def keep(
+        self, snapshot: Snapshot, *, named: bool = False, spare: Collection[str] = ()
+    ) -> Entry: ...
     async def forget(self, conversation_id: str) -> None: ...
     async def changed(self, key: str) -> bool: ...
+    async def accept(self, conversation_id: str) -> None: ...
+    def entry(self, conversation_id: str) -> Entry | None: ...
 
 
 class Conversations:
@@ -109,6 +113,9 @@ class Conversations:
         await self.stop()
         await self.keep()
         self.session.load(from_dict(data))
+        entry = self.history.entry(conversation_id)
+        if entry is not None and entry.named:
+            self.session.adopt_title(entry.title)
 
     async def restore(self, value: object | None) -> None:
         """Open a host-supplied snapshot (checked strictly), or a new conversation for `None`."""
@@ -121,6 +128,7 @@ class Conversations:
         await self.stop()
         await self.keep()
         self.session.load(repaired)
+        await self.keep()  # kept at once, like every change: closing the page loses nothing
 
     async def set_history(self, messages: object) -> None:
         """Validate and replace the live conversation's messages, then store them at once."""
@@ -159,7 +167,8 @@ class Conversations:
         if self.history is None or (data := await self.history.read(conversation_id)) is None:
             raise WidgetError("That conversation could not be read. It was left as it is.")
         snapshot = from_dict(data)
-        await self.history.keep(replace(snapshot, title=clean_title(title)))
+        renamed = replace(snapshot, title=clean_title(title))
+        await self.history.keep(renamed, named=True, spare=self._live())
         self.on_list()
 
     async def export_all(self) -> str:
@@ -189,6 +198,12 @@ class Conversations:
             raise WidgetError("History is off, so there is nowhere to import conversations to.")
         data = parse_json(text)
         if isinstance(data, dict) and data.get("format") == EXPORT_FORMAT:
+            version = data.get("version", 1)  # absent in hand-made files: taken as 1
+            if version != 1 or isinstance(version, bool):
+                raise SnapshotError(
+                    f"this file is a Chatkeep export of version {json.dumps(version)[:20]}, "
+                    "and this version of Chatkeep reads version 1 only: nothing was imported"
+                )
             items = data.get("conversations")
             if not isinstance(items, list):
                 raise SnapshotError('the file has no "conversations" array')
@@ -205,7 +220,7 @@ class Conversations:
         kept = 0
         for snapshot in sorted(snapshots, key=lambda s: s.updated):
             if snapshot.messages and known.get(snapshot.id, -1) < snapshot.updated:
-                await self.history.keep(snapshot)
+                await self.history.keep(snapshot, spare=self._live())
                 kept += 1
         self.on_list()
         return kept
@@ -218,18 +233,40 @@ class Conversations:
         # interleaving could land the older state last.
         async with self._keeping:
             try:
-                stored_as = await self.history.keep(self.session.snapshot())
+                stored = await self.history.keep(self.session.snapshot(), named=self.session.named)
             except StorageFull as exc:
                 self.on_alert(str(exc))
                 return
-            if stored_as != self.session.id:
+            if stored.id != self.session.id:
                 # Another tab moved this conversation on: ours continues as a new one.
-                self.session.id = stored_as
+                self.session.id = stored.id
+            if stored.named and stored.title != self.session.title:
+                self.session.adopt_title(stored.title)  # renamed in another tab: the name wins
         self.on_list()
 
     async def storage_changed(self, key: str) -> None:
-        if self.history is not None and await self.history.changed(key):
-            self.on_list()
+        if self.history is None or not await self.history.changed(key):
+            return
+        live = self.history.entry(self.session.id)
+        if live is None and key.endswith(f":meta:{self.session.id}") and not self.session.is_empty:
+            # Another tab gave up (or forgot) the conversation open here: keep it again, so
+            # what this tab shows is never lost with it.
+            await self.keep()
+            return
+        if (
+            live is not None
+            and live.named
+            and (live.updated, live.size) == (self.session.updated, len(self.session.settled))
+            and live.title != self.session.title
+        ):
+            # Another tab renamed the open conversation and added no turns: take the name.
+            self.session.adopt_title(live.title)
+            await self.history.accept(self.session.id)
+        self.on_list()
+
+    def _live(self) -> tuple[str, ...]:
+        """The open conversation, once kept: never given up to make room for another."""
+        return () if self.session.is_empty else (self.session.id,)
 
     async def _turn(self, turn: Coroutine[Any, Any, Message]) -> Message:
         """Run one turn, which `stop` waits for; a second one while it runs is refused."""

@@ -4,7 +4,7 @@ Storage is any key-value store (localStorage through the page, or page memory). 
 conversation has two keys of its own, and there is no shared index a tab could overwrite
 with a stale copy:
 
-    <prefix>:meta:<id>   {"v": 1, "title", "updated", "rev"}   small, read at start-up
+    <prefix>:meta:<id>   {"v": 1, "title", "updated", "rev", "size", "named"?}   small, read at start-up
     <prefix>:conv:<id>   the snapshot's JSON text                read when opened
 
 Each store is one batch of writes that the page applies together or not at all (one trip),
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -91,6 +91,10 @@ class Entry:
     title: str
     updated: int
     rev: str = ""
+    #: the title was given by a person (never replaced by a generated one)
+    named: bool = False
+    #: how many messages the stored conversation holds (-1: not recorded)
+    size: int = -1
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "updated": self.updated}
@@ -129,31 +133,44 @@ class History:
         return conversation_id in self._entries
 
     async def read(self, conversation_id: str) -> dict[str, Any] | None:
-        """The stored snapshot, repaired, or `None` when it is missing or unreadable."""
+        """The stored snapshot, repaired, or `None` when it is missing or unreadable.
+
+        Its meta is read first, then the transcript: if another tab writes in between, this
+        tab knows an older version than it holds, so its next write makes a copy rather
+        than overwriting turns it has not seen.
+        """
+        meta = await self.store.get(self._meta_key(conversation_id))
         text = await self.store.get(self._conv_key(conversation_id))
         snapshot = read_snapshot(text) if text is not None else None
-        if snapshot is not None and conversation_id in self._meta_texts:
-            self._known[conversation_id] = self._meta_texts[conversation_id]
+        entry = parse_meta(conversation_id, meta)
+        if snapshot is not None and meta is not None and entry is not None:
+            self._known[conversation_id] = self._meta_texts[conversation_id] = meta
+            self._entries[conversation_id] = entry
         return snapshot
 
-    async def keep(self, snapshot: Snapshot) -> str:
-        """Store a conversation in one batch of writes; returns the id it was stored under.
+    async def keep(
+        self, snapshot: Snapshot, *, named: bool = False, spare: Collection[str] = ()
+    ) -> Entry:
+        """Store a conversation in one batch of writes; returns its entry as stored.
 
-        The batch also drops what is over the limit. If another tab moved this conversation
-        on since this tab last saw it, this tab's version is kept as a new conversation rather
-        than written over the other's turns. When the store is full, the oldest other
-        conversations are given up, in the same batch, until it fits; if it cannot fit alone,
-        `StorageFull` is raised and nothing stored is touched.
+        The batch also drops what is over the limit. If another tab added turns to this
+        conversation since this tab last saw it, this tab's version is kept as a new
+        conversation (another id) rather than written over the other's turns; if the other
+        tab only renamed it, the person's name is kept (the entry's title says which). When
+        the store is full, the oldest other conversations are given up, in the same batch,
+        until it fits; if it cannot fit alone, `StorageFull` is raised and nothing stored is
+        touched. Conversations in `spare` (the one open) are never given up for another.
         """
         expect: dict[str, str | None] = {}
         if snapshot.id in self._known:
             expect[self._meta_key(snapshot.id)] = self._known[snapshot.id]
-        others = [e.id for e in self.entries() if e.id != snapshot.id]
-        over_limit = others[self.limit - 1 :]
-        room = [i for i in reversed(others[: self.limit - 1])]  # oldest first
+        kept = [e.id for e in self.entries() if e.id != snapshot.id and e.id in spare]
+        others = [e.id for e in self.entries() if e.id != snapshot.id and e.id not in spare]
+        over_limit = others[max(0, self.limit - 1 - len(kept)) :]
+        room = list(reversed(others[: len(others) - len(over_limit)]))  # oldest first
         given_up: list[str] = []
         while True:
-            meta = self._meta_text(snapshot)
+            meta = self._meta_text(snapshot, named)
             changes = [change for gone in over_limit + given_up for change in self._removal(gone)]
             # Transcript before meta: a listed entry always has its transcript.
             changes += [
@@ -164,6 +181,13 @@ class History:
                 await self.store.write(changes, expect)
                 break
             except Conflict:
+                renamed = await self._renamed_elsewhere(snapshot.id)
+                if renamed is not None:  # no turns of the other tab's to lose: write over it
+                    text, entry = renamed
+                    if entry.named:
+                        snapshot, named = replace(snapshot, title=entry.title), True
+                    expect = {self._meta_key(snapshot.id): text}
+                    continue
                 snapshot = replace(snapshot, id=uuid.uuid4().hex)
                 expect = {}
             except StorageFull:
@@ -175,9 +199,30 @@ class History:
                 given_up.append(room.pop(0))
         for gone in over_limit + given_up:
             self._drop(gone)
-        self._entries[snapshot.id] = parse_meta(snapshot.id, meta) or Entry(snapshot.id, "", 0)
+        entry = parse_meta(snapshot.id, meta)
+        assert entry is not None
+        self._entries[snapshot.id] = entry
         self._meta_texts[snapshot.id] = self._known[snapshot.id] = meta
-        return snapshot.id
+        return entry
+
+    async def accept(self, conversation_id: str) -> None:
+        """This tab has taken in the stored entry (another tab's rename): it may write over it."""
+        if conversation_id in self._meta_texts:
+            self._known[conversation_id] = self._meta_texts[conversation_id]
+
+    def entry(self, conversation_id: str) -> Entry | None:
+        return self._entries.get(conversation_id)
+
+    async def _renamed_elsewhere(self, conversation_id: str) -> tuple[str, Entry] | None:
+        """The stored meta, when another tab changed only the title since this tab's write."""
+        text = await self.store.get(self._meta_key(conversation_id))
+        stored = parse_meta(conversation_id, text)
+        known = parse_meta(conversation_id, self._known.get(conversation_id))
+        if text is None or stored is None or known is None:
+            return None
+        if (stored.updated, stored.size) != (known.updated, known.size) or stored.size < 0:
+            return None  # turns were added, retried or cut there
+        return text, stored
 
     async def forget(self, conversation_id: str) -> None:
         await self.store.write(self._removal(conversation_id))
@@ -195,17 +240,18 @@ class History:
         if entry is None or text is None:
             self._entries.pop(conversation_id, None)
             self._meta_texts.pop(conversation_id, None)
+            self._known.pop(conversation_id, None)  # gone: writing it again is no conflict
         else:
             self._entries[conversation_id] = entry
             self._meta_texts[conversation_id] = text
         return before != entry
 
-    def _meta_text(self, snapshot: Snapshot) -> str:
-        return json.dumps(
-            {"v": META_VERSION, "title": snapshot.title, "updated": snapshot.updated,
-             "rev": uuid.uuid4().hex},
-            ensure_ascii=False,
-        )  # fmt: skip
+    def _meta_text(self, snapshot: Snapshot, named: bool) -> str:
+        meta = {"v": META_VERSION, "title": snapshot.title, "updated": snapshot.updated,
+                "rev": uuid.uuid4().hex, "size": len(snapshot.messages)}  # fmt: skip
+        if named:
+            meta["named"] = True
+        return json.dumps(meta, ensure_ascii=False)
 
     def _removal(self, conversation_id: str) -> list[Change]:
         # Meta before transcript: an entry stops being listed before it stops opening.
@@ -238,7 +284,10 @@ def parse_meta(conversation_id: str, text: str | None) -> Entry | None:
         return None
     if isinstance(updated, bool) or not isinstance(updated, int):
         return None
-    return Entry(conversation_id, title, updated, rev)
+    size = data.get("size")
+    if isinstance(size, bool) or not isinstance(size, int):
+        size = -1
+    return Entry(conversation_id, title, updated, rev, data.get("named") is True, size)
 
 
 def newest_first(entries: Iterable[Entry]) -> list[Entry]:
@@ -277,10 +326,19 @@ class HostedHistory:
     async def read(self, conversation_id: str) -> dict[str, Any] | None:
         return read_snapshot(await self.store.read(conversation_id))
 
-    async def keep(self, snapshot: Snapshot) -> str:
+    async def keep(
+        self, snapshot: Snapshot, *, named: bool = False, spare: Collection[str] = ()
+    ) -> Entry:
         await self.store.keep(snapshot.id, snapshot.to_dict(), snapshot.title)
-        self._entries[snapshot.id] = Entry(snapshot.id, snapshot.title, snapshot.updated)
-        return snapshot.id
+        entry = Entry(snapshot.id, snapshot.title, snapshot.updated, named=named)
+        self._entries[snapshot.id] = entry
+        return entry
+
+    async def accept(self, conversation_id: str) -> None:
+        pass  # the host's store decides what wins
+
+    def entry(self, conversation_id: str) -> Entry | None:
+        return self._entries.get(conversation_id)
 
     async def forget(self, conversation_id: str) -> None:
         await self.store.forget(conversation_id)

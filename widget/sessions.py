@@ -63,6 +63,7 @@ class Session:
         self.thinking = "off"
         self.provider: str | None = None
         self._title = ""
+        self._named = False
         self._messages: list[Message] = []
         self._running = False
         self._draft: AnswerBuilder | None = None
@@ -121,12 +122,23 @@ class Session:
         return bool(self._title)
 
     @property
+    def named(self) -> bool:
+        """True when a person gave the title: a generated one never replaces it."""
+        return self._named
+
+    @property
     def title(self) -> str:
         return self._title or derive_title(self._messages)
 
     @title.setter
     def title(self, value: str) -> None:
+        """A title a person gave."""
+        self.adopt_title(value)
+
+    def adopt_title(self, value: str) -> None:
+        """Take a person's title, given here or in another tab."""
         self._title = clean_title(value)
+        self._named = True
         self._emit("meta")
 
     def set_model(self, model: str) -> None:
@@ -226,7 +238,12 @@ class Session:
             self._stop_requested = True
 
     async def generate_title(self, transport: Transport) -> str:
-        """Ask the model to name the conversation; on any failure keep the derived title."""
+        """Ask the model to name the conversation; on any failure keep the derived title.
+
+        The answer is used only if, when it lands, the same conversation is still open and
+        nobody has named it meanwhile: a person's name always wins.
+        """
+        conversation = self.id
         try:
             builder = AnswerBuilder()
             request = title_request(self._messages, model=self.model)
@@ -236,8 +253,9 @@ class Session:
         except WidgetError:
             return self.title
         title = clean_title(builder.text)
-        if title:
-            self.title = title
+        if title and not self._named and self.id == conversation:
+            self._title = title
+            self._emit("meta")
         return self.title
 
     def request(self) -> dict[str, Any]:
@@ -272,6 +290,7 @@ class Session:
         self._messages = [copy_message(m) for m in snapshot.messages] if snapshot else []
         derived = derive_title(self._messages)
         self._title = snapshot.title if snapshot and snapshot.title != derived else ""
+        self._named = False  # the history that opens it says otherwise (`adopt_title`)
         self.created = snapshot.created if snapshot else 0
         self.updated = snapshot.updated if snapshot else 0
         self.model = snapshot.model if snapshot and snapshot.model else self.default_model

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from scripted import ScriptedTransport, answer, run
 from widget import Session
 from widget.conversations import Conversations
 from widget.history import Conflict, History, MemoryKeyValue, StorageFull
+from widget.snapshots import from_dict
 
 
 def conversation(text: str, updated: int, size: int = 10) -> Session:
@@ -118,8 +120,8 @@ def test_two_tabs_continuing_one_conversation_lose_no_turns() -> None:
     b_turn = session.snapshot().with_messages(
         [*session.snapshot().messages, {"role": "user", "content": "from B"}]
     )
-    assert run(tab_a.keep(a_turn)) == session.id
-    b_id = run(tab_b.keep(b_turn))
+    assert run(tab_a.keep(a_turn)).id == session.id
+    b_id = run(tab_b.keep(b_turn)).id
     assert b_id != session.id  # B's version is kept as a new conversation
     contents = {
         m["content"]
@@ -280,6 +282,11 @@ def test_export_then_import_all_history() -> None:
     [
         ("{nope", "not valid JSON"),
         ('{"format": "chatkeep-history", "conversations": 5}', 'no "conversations" array'),
+        ('{"format": "chatkeep-history", "version": 999, "conversations": []}',
+         "export of version 999, and this version of Chatkeep reads version 1 only"),
+        ('{"format": "chatkeep-history", "version": "1", "conversations": []}', 'version "1"'),
+        ('{"version": 999, "id": "a", "messages": [{"role": "user", "content": "x"}]}',
+         "unsupported snapshot version 999"),
         (
             json.dumps({"format": "chatkeep-history", "conversations": [
                 {"version": 1, "id": "a", "messages": [{"role": "user", "content": "ok"}]},
@@ -340,3 +347,37 @@ def test_a_batch_that_does_not_fit_changes_nothing() -> None:
     with pytest.raises(Conflict):
         run(store.write([("a", "1")], {"other": "changed"}))
     assert store.data == {"other": "x" * 50}
+
+
+def test_a_rename_while_the_title_is_generated_wins() -> None:
+    transport = ScriptedTransport(answer("Hello"), answer("Generated name"))
+    conversations = Conversations(Session(), History(MemoryKeyValue()), transport,
+                                  generate_title=True)  # fmt: skip
+    run(conversations.start())
+    session = conversations.session
+    # The person renames just as the title request streams its first batch.
+    transport.on_batch = lambda: (
+        run(conversations.rename(session.id, "My name for it"))
+        if len(transport.requests) == 2 and not session.named
+        else None
+    )
+    run(conversations.send("Hi"))
+    assert session.title == "My name for it"
+    assert conversations.listing()[0]["title"] == "My name for it"
+
+
+def test_a_rename_in_another_tab_wins_and_makes_no_copy() -> None:
+    store = MemoryKeyValue()
+    transport = ScriptedTransport(answer("Hello"), answer("Generated name"), answer("More"))
+    tab_a = Conversations(Session(), History(store), transport, generate_title=True)
+    run(tab_a.start())
+    run(tab_a.send("Hi"))
+    tab_b = History(store)
+    run(tab_b.load())
+    [entry] = tab_b.entries()
+    snapshot = from_dict(run(tab_b.read(entry.id)))
+    run(tab_b.keep(replace(snapshot, title="Named in B"), named=True))
+    run(tab_a.storage_changed(f"chatkeep:meta:{entry.id}"))  # the browser's storage event
+    assert tab_a.session.title == "Named in B"
+    run(tab_a.send("And then?"))  # A's next turn keeps B's name, in place
+    assert [e["title"] for e in tab_a.listing()] == ["Named in B"]

@@ -1,0 +1,301 @@
+"""History's guarantees, as properties: whatever happens, nothing settled is lost unnoticed.
+
+Hypothesis drives a tab through turns, renames (also while a title is being generated),
+forgets, imports and new conversations, against a store that can be full at random, that a
+second tab writes to in between, and that can stop half-way through a batch of writes as a
+crashed page would. After every step the page "restarts" (a fresh `History` on the same
+store) and these must hold:
+
+(a) the live conversation's settled turns are readable after a restart, unless the person
+    was shown an alert (or the page crashed during that very write);
+(b) every listed conversation opens;
+(c) a name a person gave is never replaced by a generated one;
+(d) entries the widget did not write, or cannot read, are byte-for-byte unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scripted import pause, run, text_chunk
+
+from widget import Session
+from widget.conversations import Conversations
+from widget.errors import WidgetError
+from widget.history import Change, Entry, History, MemoryKeyValue, StorageFull
+from widget.snapshots import Snapshot, from_dict, repair
+from widget.titles import clean_title
+
+FOREIGN = {
+    "someone-else": "not ours",
+    "chatkeep-other:meta:x": '{"v": 1}',
+    "chatkeep:meta:broken": "{not json",
+    "chatkeep:conv:broken": "[1, 2",
+    "chatkeep:meta:future": '{"v": 2, "title": "From the future", "updated": 5, "rev": "r"}',
+    "chatkeep:conv:future": '{"version": 2, "messages": []}',
+}
+
+
+class Crashed(Exception):
+    """The page died in the middle of a batch of writes."""
+
+
+class FaultyStore(MemoryKeyValue):
+    """localStorage as a hostile world sees it: full at times, dying half-way at times."""
+
+    def __init__(self) -> None:
+        super().__init__(quota=60_000)
+        self.data.update(FOREIGN)
+        self.full_next = False
+        self.crash_after: int | None = None
+
+    async def write(
+        self, changes: Sequence[Change], expect: Mapping[str, str | None] | None = None
+    ) -> None:
+        if self.full_next:
+            self.full_next = False
+            raise StorageFull("full, as a browser's storage can be")
+        if self.crash_after is not None:
+            applied, self.crash_after = changes[: self.crash_after], None
+            for key, value in applied:  # one by one, as the page would, until it dies
+                if value is None:
+                    self.data.pop(key, None)
+                else:
+                    self.data[key] = value
+            raise Crashed()
+        await super().write(changes, expect)
+
+
+class RecordingHistory(History):
+    """History that remembers what each successful write stored: what (a) may expect."""
+
+    def __init__(self, store: FaultyStore, written: dict[str, list[Any]]) -> None:
+        super().__init__(store, limit=6)
+        self.written = written
+
+    async def keep(self, snapshot: Snapshot, **options: Any) -> Entry:
+        entry = await super().keep(snapshot, **options)
+        self.written[entry.id] = repair([dict(m) for m in snapshot.messages])
+        return entry
+
+
+class Model:
+    """Answers turns with numbered text and title requests with a generated title; a title
+    request can be interrupted by a person renaming (the `during_title` hook)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.during_title: Any = None
+
+    async def complete(self, request: dict[str, Any]) -> AsyncIterator[list[Any]]:
+        self.count += 1
+        is_title = request.get("max_tokens") == 32
+        text = f"Generated title {self.count}" if is_title else f"Answer {self.count} " * 20
+        await pause()
+        if is_title and self.during_title is not None:
+            hook, self.during_title = self.during_title, None
+            hook()
+        yield [text_chunk(text, "stop")]
+
+
+steps = st.lists(
+    st.one_of(
+        st.tuples(st.just("send"), st.integers(1, 400)),
+        st.tuples(st.just("send_renaming_during_title"), st.integers(1, 50)),
+        st.tuples(st.just("rename_live"), st.sampled_from(["Mine", "Trip plans", "Ünïcode ✓"])),
+        st.tuples(st.just("rename_other"), st.integers(0, 5)),
+        st.tuples(st.just("forget_other"), st.integers(0, 5)),
+        st.tuples(st.just("new"), st.none()),
+        st.tuples(st.just("import"), st.integers(1, 3)),
+        st.tuples(st.just("other_tab_turn"), st.integers(0, 5)),
+        st.tuples(st.just("other_tab_rename"), st.integers(0, 5)),
+        st.tuples(st.just("full_next"), st.none()),
+        st.tuples(st.just("crash_next"), st.integers(0, 3)),
+    ),
+    max_size=14,
+)
+
+
+class World:
+    """One tab (and a second one), a faulty store, and what the person was promised."""
+
+    def __init__(self) -> None:
+        self.store = FaultyStore()
+        self.model = Model()
+        self.alerts: list[str] = []
+        self.named: dict[str, str] = {}  # conversation id -> the name a person gave it
+        self.written: dict[str, list[Any]] = {}  # conversation id -> messages last stored
+        self.told = False  # an alert (or a crash) excuses what is not stored, until stored
+        self.clock = iter(range(1_000, 10**9, 1_000))
+        self.tab = self.open_tab()
+        self.other = History(self.store, limit=6)
+        run(self.other.load())
+
+    def open_tab(self) -> Conversations:
+        session = Session(clock=lambda: next(self.clock))
+        tab = Conversations(
+            session, RecordingHistory(self.store, self.written), self.model, generate_title=True,
+            on_alert=self.alerts.append,
+        )  # fmt: skip
+        run(tab.start())
+        return tab
+
+    def restart(self) -> None:
+        """The page was closed (or crashed) and opened again."""
+        self.tab = self.open_tab()
+
+    def other_id(self, pick: int) -> str | None:
+        ids = [e["id"] for e in self.tab.listing() if e["id"] != self.tab.session.id]
+        return ids[pick % len(ids)] if ids else None
+
+    def step(self, action: str, value: Any) -> bool:
+        """Runs one step; False when the page crashed during it."""
+        session = self.tab.session
+        alerts = len(self.alerts)
+        names: dict[str, str] = {}  # names given in this step, promised once it succeeds
+        try:
+            if action == "send":
+                run(self.tab.send("Question " + "x" * value))
+            elif action == "send_renaming_during_title":
+                if session.is_empty:
+
+                    def rename() -> None:
+                        session.title = "Named while titling"
+                        names[session.id] = session.title
+
+                    self.model.during_title = rename
+                run(self.tab.send(f"First question {value}"))
+                self.model.during_title = None
+                if session.named:
+                    run(self.tab.keep())
+            elif action == "rename_live" and not session.is_empty:
+                run(self.tab.rename(session.id, value))
+                names[session.id] = clean_title(value)
+            elif action == "rename_other" and (other := self.other_id(value)):
+                run(self.tab.rename(other, f"Renamed {value}"))
+                names[other] = f"Renamed {value}"
+            elif action == "forget_other" and (other := self.other_id(value)):
+                run(self.tab.forget(other))
+                self.named.pop(other, None)
+            elif action == "new":
+                run(self.tab.new())
+            elif action == "import":
+                bundle = [{"version": 1, "id": f"imported{value}", "title": f"Imported {value}",
+                           "created": value, "updated": value,
+                           "messages": [{"role": "user", "content": f"hello {value}"},
+                                        {"role": "assistant", "content": "hi"}]}]  # fmt: skip
+                exported = {"format": "chatkeep-history", "version": 1, "conversations": bundle}
+                run(self.tab.import_all(json.dumps(exported)))
+            elif action == "other_tab_turn":
+                self.other_tab_turn(value)
+            elif action == "other_tab_rename":
+                self.other_tab_rename(value)
+            elif action == "full_next":
+                self.store.full_next = True
+            elif action == "crash_next":
+                self.store.crash_after = value
+        except Crashed:
+            self.restart()
+            return False
+        except WidgetError as exc:  # the page shows it as an alert
+            self.alerts.append(str(exc))
+        if action not in ("full_next", "crash_next"):  # a fault is armed for the next step only
+            self.store.full_next = False
+            self.store.crash_after = None
+        if len(self.alerts) > alerts:
+            return False  # the person was told this one was not kept
+        self.named.update({self.tab.session.id if k == session.id else k: v
+                           for k, v in names.items()})  # fmt: skip
+        return True
+
+    def other_tab_turn(self, pick: int) -> None:
+        """The second tab continues (or starts) a conversation the first one may have open."""
+        run(self.other.load())
+        entries = self.other.entries()
+        if not entries:
+            return
+        entry = entries[pick % len(entries)]
+        data = run(self.other.read(entry.id))
+        if data is None:
+            return
+        snapshot = from_dict(data)
+        messages = [*snapshot.messages, {"role": "user", "content": "from the other tab"},
+                    {"role": "assistant", "content": "answered there"}]  # fmt: skip
+        updated = next(self.clock)
+        turn = snapshot.with_messages(messages)
+        with self.other_tab_writes(), contextlib.suppress(StorageFull):
+            run(self.other.keep(replace(turn, updated=updated), named=entry.named))
+
+    @contextlib.contextmanager
+    def other_tab_writes(self) -> Iterator[None]:
+        """The second tab writes; then the browser tells this tab every key that changed."""
+        before = dict(self.store.data)
+        yield
+        changed = {k for k in before.keys() | self.store.data.keys()
+                   if before.get(k) != self.store.data.get(k)}  # fmt: skip
+        for key in sorted(changed):
+            run(self.tab.storage_changed(key))
+
+    def other_tab_rename(self, pick: int) -> None:
+        run(self.other.load())
+        entries = self.other.entries()
+        if not entries:
+            return
+        entry = entries[pick % len(entries)]
+        data = run(self.other.read(entry.id))
+        if data is None:
+            return
+        name = f"Named in the other tab {pick}"
+        with self.other_tab_writes():
+            try:
+                stored = run(self.other.keep(replace(from_dict(data), title=name), named=True))
+            except StorageFull:
+                return
+        self.named[stored.id] = name
+
+    def check(self, kept: bool) -> None:
+        fresh = History(self.store, limit=6)
+        run(fresh.load())
+        # (d) foreign and unreadable entries untouched
+        for key, value in FOREIGN.items():
+            assert self.store.data.get(key) == value, key
+        # (b) every listed conversation opens
+        for entry in fresh.entries():
+            assert run(fresh.read(entry.id)) is not None, entry
+            # (c) a person's name is never replaced by a generated one
+            if entry.id in self.named:
+                assert not entry.title.startswith("Generated title"), entry
+        # (a) what was last stored of the open conversation is there after a restart
+        session = self.tab.session
+        if session.id in self.written:
+            stored = run(fresh.read(session.id))
+            assert stored is not None, "the open conversation was lost"
+            expected = self.written[session.id]
+            # Another tab may have continued it since: this tab's turns come first.
+            assert stored["messages"][: len(expected)] == expected
+        # ... and what settled since was stored too, unless the person was told (an alert
+        # holds until the conversation is next stored whole)
+        settled = repair([dict(m) for m in session.settled])
+        if not kept:
+            self.told = True
+        elif self.written.get(session.id) == settled:
+            self.told = False
+        if not self.told and not session.is_empty:
+            assert self.written.get(session.id) == settled
+
+
+@settings(max_examples=300, deadline=None)
+@given(steps)
+def test_history_keeps_its_promises_through_faults_tabs_and_crashes(
+    plan: list[tuple[str, Any]],
+) -> None:
+    world = World()
+    for action, value in plan:
+        kept = world.step(action, value)
+        world.check(kept)
