@@ -4,8 +4,8 @@ Storage is any key-value store (localStorage through the page, or page memory). 
 conversation has two keys of its own, and there is no shared index a tab could overwrite
 with a stale copy:
 
-    <prefix>:meta:<id>   {"v": 1, "title", "updated", "rev", "size", "named"?}   small, read at start-up
-    <prefix>:conv:<id>   the snapshot's JSON text                read when opened
+    <prefix>:meta:<id>   {"v": 1, "title", "updated", "rev", "size", "named"?}   read at start
+    <prefix>:conv:<id>   the snapshot's JSON text                               read when opened
 
 Each store is one batch of writes that the page applies together or not at all (one trip),
 transcript before meta, so even a page dying mid-batch never leaves a listed entry without
