@@ -199,11 +199,11 @@ class History:
                 given_up.append(room.pop(0))
         for gone in over_limit + given_up:
             self._drop(gone)
-        entry = parse_meta(snapshot.id, meta)
-        assert entry is not None
-        self._entries[snapshot.id] = entry
+        stored = parse_meta(snapshot.id, meta)
+        assert stored is not None  # written just above, in this build's format
+        self._entries[snapshot.id] = stored
         self._meta_texts[snapshot.id] = self._known[snapshot.id] = meta
-        return entry
+        return stored
 
     async def accept(self, conversation_id: str) -> None:
         """This tab has taken in the stored entry (another tab's rename): it may write over it."""
