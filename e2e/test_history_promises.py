@@ -1,0 +1,109 @@
+"""Five ways a conversation was lost or shown stale, each tried as a person (or host) would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pages import choose_files, host_page, send, stored_conversations, wait_ready
+from playwright.sync_api import Page, Route, expect
+
+SESSION = "document.querySelector('chat-widget').session"
+
+
+def history_rows(page: Page) -> Any:
+    return page.get_by_role("list", name="Conversations", exact=True).get_by_role("listitem")
+
+
+def test_the_recent_list_follows_every_new_conversation(page: Page) -> None:
+    host_page(page)
+    for number in range(4):
+        page.evaluate(f"async () => {{ await {SESSION}.send('Topic {number}'); "
+                      f"await {SESSION}.restore(); }}")  # fmt: skip
+        recent = page.get_by_role("list", name="Recent conversations").get_by_role("button")
+        expected = [f"Topic {n}" for n in range(number, max(-1, number - 3), -1)]
+        expect(recent).to_have_text(expected)  # no reload needed: newest first, three at most
+
+
+def test_a_history_set_by_the_host_is_stored_at_once_and_survives_closing(page: Page) -> None:
+    host_page(page)
+    page.evaluate(
+        f"""() => {SESSION}.setHistory([{{role: 'user', content: 'Set by the host'}},
+                                        {{role: 'assistant', content: 'Fine'}}])"""
+    )
+    [stored] = stored_conversations(page)
+    assert [m["content"] for m in stored["messages"]] == ["Set by the host", "Fine"]
+
+    context = page.context
+    page.close(run_before_unload=True)  # the person closes the tab (pagehide)
+    reopened = context.new_page()
+    host_page(reopened)
+    reopened.get_by_role("button", name="History").click()
+    expect(history_rows(reopened).get_by_role("button", name="Set by the host")).to_be_visible()
+
+
+def test_a_person_s_name_wins_over_a_title_still_being_generated(page: Page) -> None:
+    held: list[Route] = []
+
+    def hold_titles(route: Route) -> None:
+        body = json.loads(route.request.post_data or "{}")
+        if body.get("max_tokens") == 32:  # the title request: answered later, by hand
+            held.append(route)
+        else:
+            route.fallback()
+
+    page.route("**/api/chat/completions", hold_titles)
+    host_page(page, 'history="local" generate-title')
+    send(page, "My name is Alice")
+    for _ in range(200):  # the title request follows the answer: wait (bounded) until it is held
+        if held:
+            break
+        page.wait_for_timeout(25)
+    assert held, "the title request was never made"
+
+    page.get_by_role("button", name="History").click()
+    history_rows(page).get_by_role("button", name="Rename").click()
+    field = page.get_by_role("textbox", name="New title")
+    field.fill("Mine")
+    field.press("Enter")
+    expect(history_rows(page).get_by_role("button", name="Mine")).to_be_visible()
+    page.get_by_role("button", name="Back").click()
+    expect(page.get_by_role("heading", level=2)).to_have_text("Mine")
+
+    revision = page.evaluate("Object.entries(localStorage).find(([k]) => k.includes(':meta:'))[1]")
+    title = {"choices": [{"index": 0, "delta": {"content": "A generated title"},
+                          "finish_reason": "stop"}]}  # fmt: skip
+    held[0].fulfill(status=200, content_type="text/event-stream",
+                    body=f"data: {json.dumps(title)}\n\ndata: [DONE]\n\n")  # fmt: skip
+    # Once the generated title has landed, the conversation is stored again: wait for that.
+    page.wait_for_function(
+        "r => Object.entries(localStorage).find(([k]) => k.includes(':meta:'))[1] !== r",
+        arg=revision,
+    )
+    expect(page.get_by_role("heading", level=2)).to_have_text("Mine")
+    assert stored_conversations(page)[0]["title"] == "Mine"
+    page.reload()
+    wait_ready(page)
+    page.get_by_role("button", name="History").click()
+    expect(history_rows(page).get_by_role("button", name="Mine")).to_be_visible()
+
+
+def test_an_export_from_a_future_version_is_refused_and_changes_nothing(
+    page: Page, tmp_path: Path
+) -> None:
+    host_page(page)
+    send(page, "Already here")
+    before = page.evaluate("JSON.stringify(Object.entries(localStorage).sort())")
+    future = tmp_path / "future.json"
+    future.write_text(json.dumps({
+        "format": "chatkeep-history", "version": 999,
+        "conversations": [{"version": 1, "id": "f", "title": "From the future", "created": 1,
+                           "updated": 2, "messages": [{"role": "user", "content": "hi"}]}],
+    }))  # fmt: skip
+    page.get_by_role("button", name="History").click()
+    choose_files(page, "Import", future)
+    expect(page.get_by_role("alert")).to_contain_text("version 999")
+    expect(page.get_by_role("alert")).to_contain_text("nothing was imported")
+    expect(history_rows(page)).to_have_count(1)
+    assert page.evaluate("JSON.stringify(Object.entries(localStorage).sort())") == before
