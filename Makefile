@@ -19,18 +19,19 @@ RUNTIME := static/runtime
 PYODIDE_FILES := pyodide.mjs pyodide.asm.js pyodide.asm.wasm pyodide-lock.json
 WIDGET_SOURCES := $(wildcard widget/*.py) pyproject.toml tools/widget_wheel.py
 WHEEL := $(RUNTIME)/widget.whl
+SNAPSHOT := $(RUNTIME)/pyodide/snapshot.bin
 TEST_WHEELS := build/test-wheels/.stamp
 BROWSER_STAMP := build/.browser
 
 .PHONY: setup serve test lint typecheck test-unit test-pyodide test-e2e bench dist clean
 .DELETE_ON_ERROR:
 
-setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp
+setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp $(SNAPSHOT)
 
 serve: setup
 	$(PY) -m server --host $(HOST) --port $(PORT)
 
-test: setup $(TEST_WHEELS) $(BROWSER_STAMP) lint typecheck test-pyodide test-unit-and-e2e
+test: setup $(TEST_WHEELS) $(BROWSER_STAMP) lint typecheck test-js test-pyodide test-unit-and-e2e
 
 lint: $(VENV)/.stamp
 	$(VENV)/bin/ruff check widget server tests e2e bench tools
@@ -41,6 +42,11 @@ typecheck: $(VENV)/.stamp static/node_modules/.package-lock.json
 	$(VENV)/bin/mypy
 	static/node_modules/.bin/tsc -p static/tsconfig.json
 	static/node_modules/.bin/tsc -p static/tsconfig.worker.json
+
+# The JavaScript that has no DOM (the storage codec) under Node's own test runner.
+.PHONY: test-js
+test-js: static/node_modules/.package-lock.json
+	node --test tests/js/
 
 test-pyodide: setup $(TEST_WHEELS)
 	node tests/pyodide/run.mjs
@@ -86,6 +92,12 @@ dist: setup
 	rm -rf dist build/lib build/bdist.*
 	$(PY) -m build --wheel --no-isolation --outdir dist . >/dev/null
 	@ls dist/chatkeep-$(VERSION)-py3-none-any.whl
+
+# A memory snapshot of Pyodide with the widget imported: the worker boots from it (and
+# plainly if it fails). It only fits this exact runtime and wheel, so it is made with them.
+$(SNAPSHOT): $(WHEEL) $(RUNTIME)/.stamp tools/make_snapshot.mjs
+	node tools/make_snapshot.mjs $(RUNTIME)
+	gzip -kf6 $@
 
 $(TEST_WHEELS): tests/pyodide/requirements.txt $(VENV)/.stamp
 	rm -rf build/test-wheels && mkdir -p build/test-wheels

@@ -101,3 +101,30 @@ def test_a_screenshot_for_the_readme(page: Page) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=path)
     assert path.stat().st_size > 10_000
+
+
+def test_python_starts_from_the_build_s_snapshot(page: Page) -> None:
+    open_chat(page)
+    assert page.evaluate("document.querySelector('chat-widget').client.fromSnapshot") is True
+
+
+@pytest.mark.parametrize("damage", ["garbage", "another build"])
+def test_a_damaged_snapshot_falls_back_to_a_plain_start(page: Page, damage: str) -> None:
+    warnings: list[str] = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    snapshot = ROOT / "static" / "runtime" / "pyodide" / "snapshot.bin"
+    if damage == "garbage":
+        body = b"\x00\x01not a snapshot" * 1000
+    else:  # the right layout, another build's id: Pyodide refuses it
+        data = bytearray(snapshot.read_bytes())
+        data[16:20] = bytes(b ^ 0xFF for b in data[16:20])
+        body = bytes(data)
+    page.route(
+        "**/runtime/pyodide/snapshot.bin",
+        lambda route: route.fulfill(body=body, content_type="application/octet-stream"),
+    )
+    open_chat(page)
+    assert page.evaluate("document.querySelector('chat-widget').client.fromSnapshot") is False
+    assert any("snapshot" in text for text in warnings), warnings
+    send(page, "My name is Zoe")
+    expect(page.locator("article[data-role=assistant]")).to_contain_text("Zoe")

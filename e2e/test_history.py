@@ -113,10 +113,12 @@ def test_a_conversation_that_cannot_fit_alone_shows_an_alert_and_stays(page: Pag
     plant(page, kept)
     fill_storage(page, 40_000)
     host_page(page)
+    # Random text does not compress: 200,000 characters stay far above the 40,000 left.
     page.evaluate(
-        "text => document.querySelector('chat-widget').session.setHistory("
-        "[{role: 'user', content: text}, {role: 'assistant', content: 'ok'}])",
-        "y" * 100_000,
+        """() => { const random = Array.from({length: 3}, () => btoa(String.fromCharCode(
+             ...crypto.getRandomValues(new Uint8Array(50_000))))).join('');
+           return document.querySelector('chat-widget').session.setHistory(
+             [{role: 'user', content: random}, {role: 'assistant', content: 'ok'}]); }"""
     )
     send(page, "And one more")
     expect(page.get_by_role("alert")).to_contain_text("too large for this browser's storage")

@@ -6,7 +6,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pages import choose_files, host_page, send, stored_conversations, wait_ready
+from pages import (
+    choose_files,
+    host_page,
+    plant,
+    planted_conversation,
+    send,
+    stored_conversations,
+    wait_ready,
+)
 from playwright.sync_api import Page, Route, expect
 
 SESSION = "document.querySelector('chat-widget').session"
@@ -107,3 +115,32 @@ def test_an_export_from_a_future_version_is_refused_and_changes_nothing(
     expect(page.get_by_role("alert")).to_contain_text("nothing was imported")
     expect(history_rows(page)).to_have_count(1)
     assert page.evaluate("JSON.stringify(Object.entries(localStorage).sort())") == before
+
+
+def test_transcripts_are_stored_compressed_and_older_or_damaged_entries_stay_readable(
+    page: Page,
+) -> None:
+    page.goto("/healthz")
+    older = planted_conversation("Written by an earlier version", 5)  # plain JSON
+    damaged = planted_conversation("Damaged", 6)
+    damaged_key = next(k for k in damaged if ":conv:" in k)
+    damaged[damaged_key] = "~z1~999~" + "\u4e00" * 50  # a packed value cut short
+    plant(page, {**older, **damaged})
+    host_page(page)
+    send(page, "A fresh one, " + "with words that repeat, " * 40)
+    raw = page.evaluate(
+        "Object.entries(localStorage).filter(([k]) => k.includes(':conv:'))"
+        ".map(([k, v]) => [k, v.slice(0, 4), v.length])"
+    )
+    fresh = [entry for entry in raw if entry[0] not in older and entry[0] != damaged_key]
+    assert fresh and all(prefix == "~z1~" for _, prefix, _ in fresh)
+    [fresh_snapshot] = [c for c in stored_conversations(page) if c["title"].startswith("A fresh")]
+    assert fresh[0][2] * 3 < len(json.dumps(fresh_snapshot))  # several times smaller
+    page.get_by_role("button", name="History").click()
+    expect(history_rows(page)).to_have_count(3)
+    history_rows(page).get_by_role("button", name="Written by an earlier version").click()
+    expect(page.get_by_role("log", name="Conversation").locator("article")).to_have_count(2)
+    page.get_by_role("button", name="History").click()
+    history_rows(page).get_by_role("button", name="Damaged").click()
+    expect(page.get_by_role("alert")).to_contain_text("could not be read")
+    assert page.evaluate("k => localStorage.getItem(k)", damaged_key) == damaged[damaged_key]

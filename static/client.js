@@ -36,6 +36,8 @@ export class WidgetClient extends EventTarget {
   history = [];
   /** @type {Map<string, ToolDefinition>} */
   tools = new Map();
+  /** True when Python started from the build's memory snapshot (faster), false without it. */
+  fromSnapshot = false;
   /** @type {Record<string, Record<string, string>>} operation → argument shapes (from Python) */
   operations = {};
   /**
@@ -66,8 +68,9 @@ export class WidgetClient extends EventTarget {
     this.#worker.addEventListener("error", (event) => {
       this.#channel.close(`The chat's worker failed: ${event.message || "it could not start"}.`);
     });
-    this.#ready = this.#channel.request("init", { config }).then(({ operations, start }) => {
+    this.#ready = this.#channel.request("init", { config }).then(({ operations, start, fromSnapshot }) => {
       this.operations = operations;
+      this.fromSnapshot = fromSnapshot;
       const { meta, messages, history } = JSON.parse(start);
       this.history = history;
       this.state = { ...meta, messages };

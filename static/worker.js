@@ -3,6 +3,7 @@
 // nothing: every operation of the table Python declares (widget/operations.py) goes to
 // `Bridge.call` as it is, and Python's JSON reply goes back to the page unparsed.
 
+import { pack, unpack } from "./codec.js";
 import { Channel } from "./rpc.js";
 import { openStream } from "./sse.js";
 
@@ -60,31 +61,100 @@ function emit(kind, json) {
   channel.emit(kind, json);
 }
 
+// -- storage: transcripts travel to the page compressed ----------------------------------------
+
+/**
+ * Python's `host.storage(op, argument)`: the page's localStorage, one trip per call. Stored
+ * transcripts (`:conv:` keys) are packed here on the way out and unpacked on the way in, so
+ * Python reads and writes plain JSON and the page stores about five times more.
+ * @param {string} op @param {string} argument
+ */
+async function storage(op, argument) {
+  if (op === "write") {
+    const batch = JSON.parse(argument);
+    for (const change of batch.changes) {
+      if (change[1] !== null && change[0].includes(":conv:")) change[1] = await pack(change[1]);
+    }
+    argument = JSON.stringify(batch);
+  }
+  const answer = await channel.request("storage", { op, argument });
+  if (op === "get" && argument.includes(":conv:")) return JSON.stringify(await unpack(JSON.parse(answer)));
+  return answer;
+}
+
 // -- boot, as numbered stages -------------------------------------------------------------
 
 async function boot(config) {
   endpoint = config.endpoint.replace(/\/+$/, "");
-  const [pyodide, wheel, models] = await Promise.all([loadRuntime(), fetchWheel(), fetchModels()]);
-  installWidget(pyodide, wheel);
-  bridge = startBridge(pyodide, { ...config, models });
+  const snapshot = fetchSnapshot();
+  const [wheel, models] = await Promise.all([fetchWheel(), fetchModels()]);
+  const start = (pyodide) => {
+    installWidget(pyodide, wheel);
+    return startBridge(pyodide, { ...config, models });
+  };
+  const bytes = await snapshot;
+  let fromSnapshot = false;
+  if (bytes) {
+    try {
+      bridge = start(await loadRuntime({ _loadSnapshot: bytes }));
+      fromSnapshot = true;
+    } catch (error) {
+      console.warn(`Chatkeep: the runtime snapshot did not load (${error.message}); starting Python without it.`);
+    }
+  }
+  bridge ??= start(await loadRuntime());
   return {
     operations: JSON.parse(bridge.operations()),
     start: await bridge.start(),
+    fromSnapshot,
   };
 }
 
-/** 1. Pyodide itself, with a standard library the build compiled to bytecode. */
-async function loadRuntime() {
+/**
+ * 1. Pyodide itself, with a standard library the build compiled to bytecode; from the
+ * build's memory snapshot (Python started, the widget imported) when `options` has one.
+ */
+async function loadRuntime(options = {}) {
   const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", RUNTIME).href);
   try {
     return await loadPyodide({
       indexURL: new URL("pyodide/", RUNTIME).href,
       stdLibURL: new URL("pyodide/python_stdlib.zip", RUNTIME).href,
       packages: [],
+      ...options,
     });
   } catch (error) {
+    if (options._loadSnapshot) throw error; // the caller starts again without it
     throw new Error(`The Python runtime did not load (${error.message}). Check that the server ran "make serve" or "make test" to build it.`);
   }
+}
+
+/** The build's memory snapshot, or null without one (it is an optimisation, never needed). */
+async function fetchSnapshot() {
+  try {
+    const response = await fetch(new URL("pyodide/snapshot.bin", RUNTIME));
+    const bytes = response.ok ? new Uint8Array(await response.arrayBuffer()) : null;
+    if (bytes && !looksLikeSnapshot(bytes)) {
+      console.warn("Chatkeep: the runtime snapshot is damaged; starting Python without it.");
+      return null;
+    }
+    return bytes;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Pyodide sizes its memory from a snapshot before checking it, and a wrong size never settles:
+ * so the layout is checked first ("\0snp", a header, then whole 64 KiB pages of at least
+ * 16 MiB). A snapshot of another build is refused by Pyodide itself (its build id).
+ * @param {Uint8Array} bytes
+ */
+function looksLikeSnapshot(bytes) {
+  if (bytes.byteLength < 64 || bytes.byteOffset % 4) return false;
+  const header = new Uint32Array(bytes.buffer, bytes.byteOffset, 4);
+  const memory = bytes.byteLength - header[1];
+  return header[0] === 0x706e7300 && header[1] >= 48 && memory >= 16 * 2 ** 20 && memory % 65536 === 0;
 }
 
 /** 2. The widget wheel's bytes (fetched while Pyodide boots). */
@@ -105,7 +175,7 @@ async function fetchModels() {
   }
 }
 
-/** 4. Unpack the wheel into site-packages. */
+/** 4. Unpack the wheel into site-packages (again after a snapshot: files are not in it). */
 function installWidget(pyodide, wheel) {
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
   pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
@@ -121,7 +191,7 @@ function startBridge(pyodide, config) {
       return { next: () => stream.next(), close: () => controller.abort() };
     },
     callTool: (name, args) => channel.request("callTool", { name, arguments: args }),
-    storage: (op, argument) => channel.request("storage", { op, argument }),
+    storage,
     historyStore: (op, args) => channel.request("historyStore", { op, args }),
     emit,
     draft,

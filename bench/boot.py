@@ -1,0 +1,99 @@
+"""Boot, side by side in one run: the widget to `session.ready` against a bare page that only
+calls `loadPyodide()` from the same server and files. Cold is a new browser profile (empty
+HTTP and code caches); warm is a reload. Also the weight of a cold visit, compressed, split
+into Pyodide's own files and Chatkeep's."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import row
+from server.testing import CHROMIUM_FLAGS, ChatkeepServer
+
+RUNS = 5
+BARE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bare</title></head>
+<body><script type="module">
+const { loadPyodide } = await import("/static/runtime/pyodide/pyodide.mjs");
+await loadPyodide({ indexURL: "/static/runtime/pyodide/" });
+window.bootDone = true;
+</script></body></html>"""
+WIDGET = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>widget</title>
+<script type="module" src="/static/chat-widget.js"></script></head>
+<body><chat-widget history="memory"></chat-widget><script type="module">
+await customElements.whenDefined("chat-widget");
+await document.querySelector("chat-widget").session.ready;
+window.bootDone = true;
+</script></body></html>"""
+
+
+def launch_options() -> dict[str, Any]:
+    options: dict[str, Any] = {"args": list(CHROMIUM_FLAGS)}
+    if Path("/usr/bin/chromium").exists():
+        options["executable_path"] = "/usr/bin/chromium"
+    return options
+
+
+def bench_boot() -> list[dict[str, Any]]:
+    from playwright.sync_api import Browser, Page, sync_playwright
+
+    def serve_pages(page: Page) -> None:
+        page.route("**/bench-bare", lambda r: r.fulfill(body=BARE, content_type="text/html"))
+        page.route("**/bench-widget", lambda r: r.fulfill(body=WIDGET, content_type="text/html"))
+
+    def boot(page: Page, url: str) -> float:
+        start = time.perf_counter()
+        page.goto(url)
+        page.wait_for_function("window.bootDone === true", timeout=120_000)
+        return (time.perf_counter() - start) * 1000
+
+    def cold(browser: Browser, url: str) -> tuple[float, int, dict[str, int]]:
+        context = browser.new_context()
+        page = context.new_page()
+        serve_pages(page)
+        sizes: dict[str, int] = {}
+        page.on(
+            "requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"])
+        )
+        elapsed = boot(page, url)
+        fresh = page.evaluate(
+            "document.querySelector('chat-widget')?.client?.fromSnapshot ?? false"
+        )
+        context.close()
+        return elapsed, int(fresh), sizes
+
+    with ChatkeepServer() as server, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(**launch_options())
+        bare_url, widget_url = f"{server.url}/bench-bare", f"{server.url}/bench-widget"
+        cold_bare, cold_widget, weights = [], [], {}
+        for _ in range(RUNS):  # alternate, so drift affects both alike
+            cold_bare.append(cold(browser, bare_url)[0])
+            elapsed, _, weights = cold(browser, widget_url)
+            cold_widget.append(elapsed)
+        warm: dict[str, list[float]] = {}
+        for url in (bare_url, widget_url):
+            context = browser.new_context()
+            page = context.new_page()
+            serve_pages(page)
+            boot(page, url)
+            warm[url] = [boot(page, url) for _ in range(RUNS)]
+            context.close()
+        browser.close()
+
+    pyodide_bytes = sum(size for url, size in weights.items() if "/runtime/pyodide/" in url)
+    own_bytes = sum(size for url, size in weights.items()
+                    if "/static/" in url and "/runtime/pyodide/" not in url)  # fmt: skip
+    total = pyodide_bytes + own_bytes
+    warm_ratio = statistics.median(warm[widget_url]) / statistics.median(warm[bare_url])
+    cold_ratio = statistics.median(cold_widget) / statistics.median(cold_bare)
+    print(f"boot medians: warm {statistics.median(warm[widget_url]):.0f} ms vs bare "
+          f"{statistics.median(warm[bare_url]):.0f} ms; cold {statistics.median(cold_widget):.0f} "
+          f"ms vs bare {statistics.median(cold_bare):.0f} ms")  # fmt: skip
+    return [
+        row("boot to ready, warm, / bare Pyodide (median of 5)", warm_ratio, 0.5, "x"),
+        row("boot to ready, cold, / bare Pyodide (median of 5)", cold_ratio, 1.0, "x"),
+        row(f"cold visit: Pyodide {pyodide_bytes / 2**20:.2f} MiB + Chatkeep "
+            f"{own_bytes / 2**10:.0f} KiB; Chatkeep's share", 100 * own_bytes / total, 10, "%"),
+    ]  # fmt: skip
