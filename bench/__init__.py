@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 
-def row(name: str, value: float, target: float, unit: str) -> dict[str, Any]:
-    """One line of the table: met when `value` is at most `target`."""
+def row(
+    name: str, value: float, target: float, unit: str, *, at_least: bool = False
+) -> dict[str, Any]:
+    """One line of the table: met when `value` is at most `target` (or at least, if so told)."""
+    ok = value >= target if at_least else value <= target
     return {"name": name, "value": round(value, 3), "target": target, "unit": unit,
-            "ok": value <= target}  # fmt: skip
+            "at_least": at_least, "ok": ok}  # fmt: skip

@@ -19,10 +19,11 @@ from typing import Any
 import httpx
 
 from bench import row
+from bench.boot import bench_boot
+from bench.density import bench_density
 from bench.page import bench_page
 from server import Settings, create_app
 from server.demo import DemoTransport
-from server.testing import CHROMIUM_FLAGS, ChatkeepServer
 from widget import Session, read_snapshot
 from widget.history import History, MemoryKeyValue
 
@@ -116,45 +117,14 @@ def bench_proxy() -> list[dict[str, Any]]:
     return [row("proxied demo answer, in process (whole)", statistics.median(samples), 20, "ms")]
 
 
-def bench_browser() -> list[dict[str, Any]]:
-    """Time from opening the demo page to `session.ready`, cold and warm, in Chromium."""
-    from playwright.sync_api import sync_playwright
-
-    server = ChatkeepServer().wait_until_up()
-    url = f"{server.url}/"
-    try:
-        launch: dict[str, Any] = {"args": list(CHROMIUM_FLAGS)}
-        if Path("/usr/bin/chromium").exists():
-            launch["executable_path"] = "/usr/bin/chromium"
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(**launch)
-            page = browser.new_page()
-            ready = "document.querySelector('chat-widget').session.ready.then(() => true)"
-
-            def load() -> float:
-                start = time.perf_counter()
-                page.goto(url)
-                page.wait_for_function(ready, timeout=120_000)
-                return (time.perf_counter() - start) * 1000
-
-            cold = load()
-            warm = statistics.median(load() for _ in range(3))
-            browser.close()
-    finally:
-        server.stop()
-    return [
-        row("demo page to ready, cold (Chromium)", cold, 6000, "ms"),
-        row("demo page to ready, warm (Chromium)", warm, 3000, "ms"),
-    ]
-
-
 def main() -> int:
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
-            + bench_browser() + bench_page())  # fmt: skip
+            + bench_density() + bench_boot() + bench_page())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
     for r in rows:
-        value, target = f"{r['value']:.2f}{r['unit']}", f"{r['target']}{r['unit']}"
+        bound = "≥" if r.get("at_least") else "≤"
+        value, target = f"{r['value']:.2f}{r['unit']}", f"{bound}{r['target']}{r['unit']}"
         print(f"{r['name']:<{width}}  {value:>10}  {target:>8}  {'ok' if r['ok'] else 'OVER'}")
     RESULTS.write_text(json.dumps({"python": sys.version.split()[0], "results": rows}, indent=2))
     print(f"\nwritten to {RESULTS}")

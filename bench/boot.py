@@ -49,7 +49,7 @@ def bench_boot() -> list[dict[str, Any]]:
         page.wait_for_function("window.bootDone === true", timeout=120_000)
         return (time.perf_counter() - start) * 1000
 
-    def cold(browser: Browser, url: str) -> tuple[float, int, dict[str, int]]:
+    def cold(browser: Browser, url: str) -> tuple[float, dict[str, int]]:
         context = browser.new_context()
         page = context.new_page()
         serve_pages(page)
@@ -58,11 +58,8 @@ def bench_boot() -> list[dict[str, Any]]:
             "requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"])
         )
         elapsed = boot(page, url)
-        fresh = page.evaluate(
-            "document.querySelector('chat-widget')?.client?.fromSnapshot ?? false"
-        )
         context.close()
-        return elapsed, int(fresh), sizes
+        return elapsed, sizes
 
     with ChatkeepServer() as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_options())
@@ -70,7 +67,7 @@ def bench_boot() -> list[dict[str, Any]]:
         cold_bare, cold_widget, weights = [], [], {}
         for _ in range(RUNS):  # alternate, so drift affects both alike
             cold_bare.append(cold(browser, bare_url)[0])
-            elapsed, _, weights = cold(browser, widget_url)
+            elapsed, weights = cold(browser, widget_url)
             cold_widget.append(elapsed)
         warm: dict[str, list[float]] = {}
         for url in (bare_url, widget_url):

@@ -155,8 +155,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return Response(exc.detail, status_code=exc.status_code, media_type="text/plain")
 
 
+#: Settings handed from `chatkeep serve --workers N` to each worker process.
+SETTINGS_VARIABLE = "CHATKEEP_SETTINGS_JSON"
+
+
 def from_environment() -> Starlette:
     """The app configured from `CHATKEEP_*` variables, for `uvicorn --factory` and workers."""
+    import os
+
     from .settings import load_settings
 
-    return create_app(load_settings([]))
+    handed = os.environ.get(SETTINGS_VARIABLE)
+    return create_app(Settings.from_json(handed) if handed else load_settings([]))

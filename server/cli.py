@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
 import uvicorn
 
-from .app import create_app
+from .app import SETTINGS_VARIABLE, create_app
 from .settings import SettingsError, load_settings
 
 USAGE = """usage: chatkeep serve [--host HOST] [--port PORT] [--upstream URL] [--model NAME] ...
@@ -35,5 +36,13 @@ def serve(argv: Sequence[str]) -> int:
         return 2
     if settings.uses_demo_model:
         print("chatkeep: no upstream configured, answering with the built-in demo model")
+    if settings.workers > 1:
+        # Each worker process builds its own app from the same settings.
+        os.environ[SETTINGS_VARIABLE] = settings.to_json()
+        uvicorn.run(
+            f"{__package__}.app:from_environment", factory=True, workers=settings.workers,
+            host=settings.host, port=settings.port, log_level="info",
+        )  # fmt: skip
+        return 0
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
     return 0

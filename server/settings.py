@@ -7,9 +7,10 @@ which wins over the default. `OPTIONS` is the table the README reproduces.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 DEMO_MODEL = "demo"
@@ -33,6 +34,7 @@ class Settings:
     max_tokens: int = 4096
     max_choices: int = 1
     image_hosts: tuple[str, ...] = ()
+    workers: int = 1
 
     def __post_init__(self) -> None:
         if self.upstream is not None:
@@ -49,11 +51,21 @@ class Settings:
                     "--model NAME or CHATKEEP_MODELS"
                 )
             object.__setattr__(self, "models", (DEMO_MODEL,))
-        for name in ("max_body_bytes", "max_tokens", "max_choices"):
+        for name in ("max_body_bytes", "max_tokens", "max_choices", "workers"):
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1")
         if self.rate_limit < 0 or self.upstream_timeout <= 0:
             raise SettingsError("rate_limit must be 0 or more and upstream_timeout above 0")
+
+    def to_json(self) -> str:
+        """The settings as JSON, for worker processes started by uvicorn (see `from_json`)."""
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Settings:
+        data: dict[str, Any] = json.loads(text)
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        return cls(**values)
 
     @property
     def uses_demo_model(self) -> bool:
@@ -101,6 +113,8 @@ OPTIONS: tuple[Option, ...] = (
            "most completions (n) a request may ask for", int),
     Option("image_hosts", "--image-host", "CHATKEEP_IMAGE_HOSTS",
            "hosts whose images answers may show inline (others show as links)", _csv, True),
+    Option("workers", "--workers", "CHATKEEP_WORKERS",
+           "uvicorn worker processes (each keeps its own rate limit without Redis)", int),
 )  # fmt: skip
 
 

@@ -3,7 +3,7 @@
 // nothing: every operation of the table Python declares (widget/operations.py) goes to
 // `Bridge.call` as it is, and Python's JSON reply goes back to the page unparsed.
 
-import { pack, unpack } from "./codec.js";
+import { pack, streams, unpack } from "./codec.js";
 import { Channel } from "./rpc.js";
 import { openStream } from "./sse.js";
 
@@ -13,6 +13,8 @@ const DRAFT_INTERVAL = 40;
 
 /** @type {any} the Python `widget.bridge.Bridge` */
 let bridge = null;
+/** @type {import("./codec.js").Compression} Python's zlib once it runs (faster), else the browser's */
+let compression = streams;
 let endpoint = "";
 
 const channel = new Channel(self, {
@@ -73,12 +75,12 @@ async function storage(op, argument) {
   if (op === "write") {
     const batch = JSON.parse(argument);
     for (const change of batch.changes) {
-      if (change[1] !== null && change[0].includes(":conv:")) change[1] = await pack(change[1]);
+      if (change[1] !== null && change[0].includes(":conv:")) change[1] = await pack(change[1], compression);
     }
     argument = JSON.stringify(batch);
   }
   const answer = await channel.request("storage", { op, argument });
-  if (op === "get" && argument.includes(":conv:")) return JSON.stringify(await unpack(JSON.parse(answer)));
+  if (op === "get" && argument.includes(":conv:")) return JSON.stringify(await unpack(JSON.parse(answer), compression));
   return answer;
 }
 
@@ -184,6 +186,16 @@ function installWidget(pyodide, wheel) {
 /** 5. The Python session, given the callbacks it needs from JavaScript. */
 function startBridge(pyodide, config) {
   const { Bridge } = pyodide.pyimport("widget.bridge");
+  const zlib = pyodide.pyimport("widget.compression");
+  const viaPython = (/** @type {any} */ run) => (/** @type {Uint8Array} */ bytes) => {
+    const result = run(bytes);
+    try {
+      return result.toJs();
+    } finally {
+      result.destroy();
+    }
+  };
+  compression = { deflate: viaPython(zlib.deflate), inflate: viaPython(zlib.inflate) };
   const host = {
     openStream: (body) => {
       const controller = new AbortController();

@@ -19,7 +19,7 @@ const pyodide = await loadPyodide({
 const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
 pyodide.unpackArchive(new Uint8Array(readFileSync(join(runtime, "widget.whl"))), "wheel", { extractDir: sitePackages });
 // Everything the bridge imports, so that booting from the snapshot imports nothing.
-pyodide.runPython("import widget.bridge");
+pyodide.runPython("import widget.bridge, widget.compression");
 const snapshot = pyodide.makeMemorySnapshot();
 writeFileSync(join(pyodideDir, "snapshot.bin"), snapshot);
 console.log(`snapshot.bin: ${(snapshot.length / 2 ** 20).toFixed(1)} MiB`);

@@ -78,3 +78,16 @@ def test_the_factory_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("CHATKEEP_MODELS", "demo,demo-mini")
     app = from_environment()
     assert app.state.settings.models == ("demo", "demo-mini")
+
+
+def test_settings_travel_to_worker_processes_whole() -> None:
+    settings = load_settings(["--model", "a", "--model", "b", "--workers", "2",
+                              "--allowed-origin", "https://shop.example"],
+                             environ={"CHATKEEP_API_KEY": "sk-x"})  # fmt: skip
+    assert settings.workers == 2
+    assert Settings.from_json(settings.to_json()) == settings
+
+
+def test_workers_must_be_at_least_one() -> None:
+    with pytest.raises(SettingsError, match="workers must be at least 1"):
+        load_settings(["--workers", "0"], environ={})
