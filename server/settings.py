@@ -64,7 +64,9 @@ class Settings:
     @classmethod
     def from_json(cls, text: str) -> Settings:
         data: dict[str, Any] = json.loads(text)
-        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        values: dict[str, Any] = {
+            key: tuple(value) if isinstance(value, list) else value for key, value in data.items()
+        }
         return cls(**values)
 
     @property
