@@ -6,9 +6,12 @@ from typing import Any
 
 
 def row(
-    name: str, value: float, target: float, unit: str, *, at_least: bool = False
+    name: str, value: float, target: float, unit: str, *, at_least: bool = False, why: str = ""
 ) -> dict[str, Any]:
-    """One line of the table: met when `value` is at most `target` (or at least, if so told)."""
+    """One line of the table: met when `value` is at most `target` (or at least, if so told).
+
+    `why` explains a miss, printed under the row whenever the target is not met.
+    """
     ok = value >= target if at_least else value <= target
     return {"name": name, "value": round(value, 3), "target": target, "unit": unit,
-            "at_least": at_least, "ok": ok}  # fmt: skip
+            "at_least": at_least, "ok": ok, "why": why}  # fmt: skip

@@ -22,6 +22,7 @@ from bench import row
 from bench.boot import bench_boot
 from bench.density import bench_density
 from bench.page import bench_page
+from bench.scale import bench_scale
 from server import Settings, create_app
 from server.demo import DemoTransport
 from widget import Session, read_snapshot
@@ -119,13 +120,16 @@ def bench_proxy() -> list[dict[str, Any]]:
 
 def main() -> int:
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
-            + bench_density() + bench_boot() + bench_page())  # fmt: skip
+            + bench_density() + bench_boot() + bench_page() + bench_scale())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
     for r in rows:
         bound = "≥" if r.get("at_least") else "≤"
         value, target = f"{r['value']:.2f}{r['unit']}", f"{bound}{r['target']}{r['unit']}"
-        print(f"{r['name']:<{width}}  {value:>10}  {target:>8}  {'ok' if r['ok'] else 'OVER'}")
+        verdict = "ok" if r["ok"] else f"MISSED by {abs(r['value'] - r['target']):.2f}{r['unit']}"
+        print(f"{r['name']:<{width}}  {value:>10}  {target:>8}  {verdict}")
+        if not r["ok"] and r.get("why"):
+            print(f"    why: {r['why']}")
     RESULTS.write_text(json.dumps({"python": sys.version.split()[0], "results": rows}, indent=2))
     print(f"\nwritten to {RESULTS}")
     return 0 if all(r["ok"] for r in rows) else 1

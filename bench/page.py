@@ -87,10 +87,14 @@ async def completions(request: Request) -> Response:
     return StreamingResponse(events(), media_type="text/event-stream")
 
 
+def upstream_app() -> Starlette:
+    return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
+
+
 @contextmanager
 def paced_upstream() -> Iterator[str]:
     port = free_port()
-    app = Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
+    app = upstream_app()
     server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

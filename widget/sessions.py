@@ -55,13 +55,14 @@ class Session:
         for tool in tools:
             self.add_tool(tool)
         self.default_model = model or ""
+        self.default_provider: str | None = None
         self._clock = clock or (lambda: int(time.time() * 1000))
         self._listeners: list[Listener] = []
         self.id = ""
         self.created = self.updated = 0
         self.model = self.default_model
         self.thinking = "off"
-        self.provider: str | None = None
+        self.provider: str | None = self.default_provider
         self._title = ""
         self._named = False
         self._messages: list[Message] = []
@@ -141,9 +142,16 @@ class Session:
         self._named = True
         self._emit("meta")
 
-    def set_model(self, model: str) -> None:
+    def set_model(self, model: str, provider: str | None = None) -> None:
+        """Choose the model (and, with several upstreams, the provider that serves it)."""
         self.model = model
+        self.provider = provider
         self._emit("meta")
+
+    @property
+    def model_id(self) -> str:
+        """The id the server knows: `<provider>/<model>` with several upstreams, else the model."""
+        return f"{self.provider}/{self.model}" if self.provider else self.model
 
     def set_thinking(self, level: str) -> None:
         if level not in THINKING_LEVELS:
@@ -246,7 +254,7 @@ class Session:
         conversation = self.id
         try:
             builder = AnswerBuilder()
-            request = title_request(self._messages, model=self.model)
+            request = title_request(self._messages, model=self.model_id)
             async for batch in transport.complete(request):
                 for chunk in batch:
                     builder.feed(chunk)
@@ -263,7 +271,7 @@ class Session:
         return chat_request(
             self._messages,
             instructions=self.instructions,
-            model=self.model,
+            model=self.model_id,
             thinking=self.thinking,
             tools=self.tools.values(),
         )
@@ -295,7 +303,7 @@ class Session:
         self.updated = snapshot.updated if snapshot else 0
         self.model = snapshot.model if snapshot and snapshot.model else self.default_model
         self.thinking = snapshot.thinking if snapshot else "off"
-        self.provider = snapshot.provider if snapshot else None
+        self.provider = snapshot.provider if snapshot and snapshot.model else self.default_provider
         self.usage = None
         self._running = False
 

@@ -25,3 +25,13 @@ def test_a_server_that_cannot_start_fails_with_its_output() -> None:
     server = ChatkeepServer("--upstream", "ftp://nowhere")
     with pytest.raises(ServerDidNotStart, match="the upstream must be an http"):
         server.wait_until_up(timeout=20)
+
+
+def test_two_worker_processes_serve_the_same_settings() -> None:
+    with ChatkeepServer("--workers", "2", "--model", "demo", "--model", "demo-mini") as server:
+        models = [m["id"] for m in httpx.get(f"{server.url}/api/models").json()["data"]]
+        assert models == ["demo", "demo-mini"]
+        body = {"model": "demo-mini", "messages": [{"role": "user", "content": "My name is Ann"}]}
+        answer = httpx.post(f"{server.url}/api/chat/completions", json=body, timeout=30).json()
+        assert "Ann" in answer["choices"][0]["message"]["content"]
+        assert server.output.count("Started server process") == 2

@@ -1,0 +1,108 @@
+"""Several upstreams: the providers of a TOML config, and where a model id sends a request.
+
+```toml
+[providers.openai]
+base_url = "https://api.openai.com/v1"
+api_key_env = "OPENAI_API_KEY"   # the name of a variable: keys never live in the file
+models = ["gpt-4o-mini", "gpt-4o"]
+```
+
+With a config, model ids are `<provider>/<model>`, split at the first `/` (provider names hold
+none). A request goes only to its provider's URL, with its provider's key, as the bare model.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import APIError
+
+PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+class ConfigError(ValueError):
+    """The config file cannot be used; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    base_url: str
+    models: tuple[str, ...]
+    api_key: str | None = field(default=None, repr=False)
+
+    def ids(self) -> tuple[str, ...]:
+        return tuple(f"{self.name}/{model}" for model in self.models)
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where one request goes: the URL, the key and the model name the upstream knows."""
+
+    base_url: str
+    api_key: str | None = field(repr=False)
+    model: str
+    provider: str | None = None
+
+
+def load_providers(path: str | Path, environ: Mapping[str, str]) -> tuple[Provider, ...]:
+    """The providers of a config file, in the file's order; `ConfigError` naming any problem."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read the config file {path}: {exc.strerror}") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"the config file {path} is not valid TOML: {exc}") from exc
+    tables = data.get("providers")
+    if not isinstance(tables, dict) or not tables:
+        raise ConfigError(f"the config file {path} has no [providers.<name>] table")
+    providers = []
+    for name, table in tables.items():
+        where = f"{path}, [providers.{name}]"
+        if not PROVIDER_NAME.match(name):
+            raise ConfigError(f"{where}: a provider name is letters, digits, '_', '-' or '.'")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}: must be a table")
+        unknown = set(table) - {"base_url", "api_key_env", "models"}
+        if unknown:
+            raise ConfigError(f"{where}: unknown keys {sorted(unknown)} (keys go in variables)")
+        base_url = table.get("base_url")
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+            raise ConfigError(f"{where}: base_url must be an http:// or https:// URL")
+        models = table.get("models")
+        if not isinstance(models, list) or not models or not all(
+            isinstance(m, str) and m.strip() for m in models
+        ):
+            raise ConfigError(f"{where}: models must be a non-empty list of model names")
+        key_variable = table.get("api_key_env")
+        api_key = None
+        if key_variable is not None:
+            if not isinstance(key_variable, str) or not key_variable:
+                raise ConfigError(f"{where}: api_key_env must name an environment variable")
+            api_key = environ.get(key_variable, "").strip()
+            if not api_key:
+                raise ConfigError(
+                    f"{where}: the environment variable {key_variable} (api_key_env) is not set"
+                )
+        providers.append(Provider(name, base_url.rstrip("/"), tuple(models), api_key))
+    return tuple(providers)
+
+
+def destination(providers: tuple[Provider, ...], model_id: object) -> Destination:
+    """The provider a `<provider>/<model>` id names, or a 400 before any upstream call."""
+    offered = [model for provider in providers for model in provider.ids()]
+    if isinstance(model_id, str) and "/" in model_id:
+        name, model = model_id.split("/", 1)
+        for provider in providers:
+            if provider.name == name and model in provider.models:
+                return Destination(provider.base_url, provider.api_key, model, provider.name)
+    raise APIError(
+        400,
+        f'The model "{str(model_id)[:100]}" is not available here. '
+        f"Use one of: {', '.join(offered)}.",
+        "model_not_allowed",
+    )
