@@ -122,7 +122,7 @@ async def demo_page(request: Request) -> Response:
     html = TEMPLATES.get_template("index.html").render(
         root=request.scope.get("root_path", "").rstrip("/"),
         demo=settings.uses_demo_model,
-        models=settings.models,
+        models=settings.model_ids(),
         image_hosts=settings.image_hosts,
     )
     headers = {
@@ -139,7 +139,14 @@ async def healthz(request: Request) -> Response:
 
 async def list_models(request: Request) -> Response:
     settings: Settings = request.app.state.settings
-    data = [{"id": model, "object": "model", "owned_by": "chatkeep"} for model in settings.models]
+    data: list[dict[str, str]] = []
+    for provider in settings.providers:
+        data += [{"id": model_id, "object": "model", "owned_by": provider.name,
+                  "provider": provider.name} for model_id in provider.ids()]  # fmt: skip
+    if not settings.providers:
+        data = [
+            {"id": model, "object": "model", "owned_by": "chatkeep"} for model in settings.models
+        ]
     return JSONResponse({"object": "list", "data": data})
 
 

@@ -74,8 +74,10 @@ def load_providers(path: str | Path, environ: Mapping[str, str]) -> tuple[Provid
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise ConfigError(f"{where}: base_url must be an http:// or https:// URL")
         models = table.get("models")
-        if not isinstance(models, list) or not models or not all(
-            isinstance(m, str) and m.strip() for m in models
+        if (
+            not isinstance(models, list)
+            or not models
+            or not all(isinstance(m, str) and m.strip() for m in models)
         ):
             raise ConfigError(f"{where}: models must be a non-empty list of model names")
         key_variable = table.get("api_key_env")

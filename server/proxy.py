@@ -1,4 +1,4 @@
-"""`POST /api/chat/completions`: checks a request, then relays it to the one upstream.
+"""`POST /api/chat/completions`: checks a request, then relays it to its one upstream.
 
 The client chooses nothing about where a request goes: only documented Chat Completions
 fields are forwarded, to the configured URL, with the configured key. The upstream request
@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
 from .limits import read_body
+from .providers import Destination
 from .settings import Settings
 
 FORWARDED_FIELDS = frozenset(
@@ -38,7 +39,9 @@ async def chat_completions(request: Request) -> Response:
     settings: Settings = request.app.state.settings
     request.app.state.rate_limiter.check(client_key(request))
     payload = clean_payload(await read_body(request, settings.max_body_bytes), settings)
-    return UpstreamResponse(request.app.state.upstream.get(), settings, payload)
+    where = settings.destination(payload["model"])
+    payload["model"] = where.model  # the upstream knows the bare name
+    return UpstreamResponse(request.app.state.upstream.get(), where, payload)
 
 
 def client_key(request: Request) -> str:
@@ -57,13 +60,7 @@ def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:
     messages = payload.get("messages")
     if not isinstance(messages, list) or not messages:
         raise APIError(400, '"messages" must be a non-empty array.', "invalid_messages")
-    model = payload.setdefault("model", settings.default_model)
-    if model not in settings.models:
-        allowed = ", ".join(settings.models)
-        raise APIError(
-            400, f'The model "{str(model)[:100]}" is not available here. Use one of: {allowed}.',
-            "model_not_allowed",
-        )  # fmt: skip
+    settings.destination(payload.setdefault("model", settings.default_model))  # 400 if not
     for field in ("max_tokens", "max_completion_tokens"):
         if field in payload:
             payload[field] = _capped(payload[field], settings.max_tokens, field)
@@ -85,11 +82,11 @@ class UpstreamResponse(Response):
     """Relays one request to the upstream while watching for the client to disconnect."""
 
     def __init__(
-        self, http: httpx.AsyncClient, settings: Settings, payload: dict[str, Any]
+        self, http: httpx.AsyncClient, where: Destination, payload: dict[str, Any]
     ) -> None:
         super().__init__()
         self.http = http
-        self.settings = settings
+        self.where = where
         self.payload = payload
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -107,9 +104,9 @@ class UpstreamResponse(Response):
     async def _relay(self, scope: Scope, send: Send) -> None:
         upstream = self.http.build_request(
             "POST",
-            f"{self.settings.upstream or 'http://demo.invalid/v1'}/chat/completions",
+            f"{self.where.base_url}/chat/completions",
             json=self.payload,
-            headers=_auth_headers(self.settings),
+            headers=_auth_headers(self.where.api_key),
         )
         try:
             response = await self.http.send(upstream, stream=True)
@@ -205,8 +202,8 @@ def _has_finish_reason(event: dict[str, Any]) -> bool:
     )
 
 
-def _auth_headers(settings: Settings) -> dict[str, str]:
-    return {"authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+def _auth_headers(api_key: str | None) -> dict[str, str]:
+    return {"authorization": f"Bearer {api_key}"} if api_key else {}
 
 
 async def _no_receive() -> dict[str, Any]:  # pragma: no cover - never awaited

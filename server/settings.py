@@ -13,6 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from .errors import APIError
+from .providers import ConfigError, Destination, Provider, destination, load_providers
+
 DEMO_MODEL = "demo"
 
 
@@ -35,8 +38,20 @@ class Settings:
     max_choices: int = 1
     image_hosts: tuple[str, ...] = ()
     workers: int = 1
+    config: str | None = None
+    #: several upstreams, from `config` (see server/providers.py); empty: one upstream
+    providers: tuple[Provider, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.config is not None and (self.upstream is not None or self.models):
+            raise SettingsError(
+                "--config / CHATKEEP_CONFIG names the providers and their models: leave out "
+                "--upstream / CHATKEEP_UPSTREAM and --model / CHATKEEP_MODELS"
+            )
+        if self.config is not None and not self.providers:
+            raise SettingsError(f"the config {self.config} was not read: use load_settings")
+        if self.providers:
+            return self._check_numbers()
         if self.upstream is not None:
             upstream = self.upstream.rstrip("/")
             if not upstream.startswith(("http://", "https://")):
@@ -51,6 +66,9 @@ class Settings:
                     "--model NAME or CHATKEEP_MODELS"
                 )
             object.__setattr__(self, "models", (DEMO_MODEL,))
+        self._check_numbers()
+
+    def _check_numbers(self) -> None:
         for name in ("max_body_bytes", "max_tokens", "max_choices", "workers"):
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1")
@@ -64,18 +82,40 @@ class Settings:
     @classmethod
     def from_json(cls, text: str) -> Settings:
         data: dict[str, Any] = json.loads(text)
+        providers = tuple(
+            Provider(p["name"], p["base_url"], tuple(p["models"]), p["api_key"])
+            for p in data.pop("providers", [])
+        )
         values: dict[str, Any] = {
             key: tuple(value) if isinstance(value, list) else value for key, value in data.items()
         }
-        return cls(**values)
+        return cls(**values, providers=providers)
 
     @property
     def uses_demo_model(self) -> bool:
-        return self.upstream is None
+        return self.upstream is None and not self.providers
+
+    def model_ids(self) -> tuple[str, ...]:
+        """The ids `/api/models` lists, in order: `<provider>/<model>` with a config."""
+        if self.providers:
+            return tuple(i for provider in self.providers for i in provider.ids())
+        return self.models
 
     @property
     def default_model(self) -> str:
-        return self.models[0]
+        return self.model_ids()[0]
+
+    def destination(self, model_id: object) -> Destination:
+        """Where a request for `model_id` goes, or `APIError` 400 before any upstream call."""
+        if self.providers:
+            return destination(self.providers, model_id)
+        if model_id not in self.models:
+            raise APIError(
+                400, f'The model "{str(model_id)[:100]}" is not available here. '
+                f"Use one of: {', '.join(self.models)}.", "model_not_allowed",
+            )  # fmt: skip
+        base_url = self.upstream or "http://demo.invalid/v1"
+        return Destination(base_url, self.api_key, str(model_id))
 
 
 @dataclass(frozen=True)
@@ -117,6 +157,8 @@ OPTIONS: tuple[Option, ...] = (
            "hosts whose images answers may show inline (others show as links)", _csv, True),
     Option("workers", "--workers", "CHATKEEP_WORKERS",
            "uvicorn worker processes (each keeps its own rate limit without Redis)", int),
+    Option("config", "--config", "CHATKEEP_CONFIG",
+           "a TOML file of providers (several upstreams), see docs/deployment.md"),
 )  # fmt: skip
 
 
@@ -148,4 +190,9 @@ def load_settings(
                 values[option.name] = option.parse(environ[option.env].strip())
         except ValueError as exc:
             raise SettingsError(f"{option.flag} / {option.env}: {exc}") from exc
+    if values.get("config"):
+        try:
+            values["providers"] = load_providers(values["config"], environ)
+        except ConfigError as exc:
+            raise SettingsError(str(exc)) from exc
     return Settings(**values)

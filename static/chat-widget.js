@@ -78,6 +78,27 @@ const TEMPLATE = `
 </div>`;
 
 /**
+ * The model picker's options, grouped by provider when the server has several: the group is
+ * the provider, each option the model's own name.
+ * @param {{id: string, provider?: string}[]} offered
+ */
+function modelOptions(offered) {
+  const groups = new Map();
+  for (const { id, provider } of offered) {
+    if (!groups.has(provider)) groups.set(provider, []);
+    const name = provider && id.startsWith(`${provider}/`) ? id.slice(provider.length + 1) : id;
+    groups.get(provider).push(new Option(name, id));
+  }
+  if (groups.size === 1 && groups.has(undefined)) return groups.get(undefined);
+  return [...groups].map(([provider, options]) => {
+    const group = document.createElement("optgroup");
+    group.label = provider ?? "other";
+    group.append(...options);
+    return group;
+  });
+}
+
+/**
  * A promise with its resolve and reject, for `ready` before the element is connected.
  * @returns {{promise: Promise<any>, resolve: (value: any) => void, reject: (error: any) => void}}
  */
@@ -325,11 +346,13 @@ export class ChatWidget extends HTMLElement {
     send.hidden = state.busy;
     stop.hidden = !state.busy;
     thinking.value = state.thinking;
-    const offered = state.models.length ? state.models : [state.model || "default"];
-    if ([...model.options].map((o) => o.value).join("\n") !== offered.join("\n")) {
-      model.replaceChildren(...offered.map((id) => new Option(id, id)));
+    const offered = state.models.length ? state.models : [{ id: state.model || "default" }];
+    const signature = offered.map((m) => m.id).join("\n");
+    if (model.dataset.offered !== signature) {
+      model.dataset.offered = signature;
+      model.replaceChildren(...modelOptions(offered));
     }
-    model.value = state.model || offered[0];
+    model.value = state.model || offered[0].id;
     usage.textContent = state.usage
       ? `${state.usage.prompt_tokens ?? 0} tokens in, ${state.usage.completion_tokens ?? 0} out`
       : "";

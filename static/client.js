@@ -12,7 +12,8 @@ import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
  *   name?: string, attachments?: any[], error?: string}} Message
  * @typedef {{id: string, title: string, model: string, provider: string | null, thinking: string,
- *   busy: boolean, usage: Record<string, number> | null, models: string[]}} Meta
+ *   busy: boolean, usage: Record<string, number> | null,
+ *   models: {id: string, provider?: string}[]}} Meta
  * @typedef {Meta & {messages: Message[]}} SessionState
  * @typedef {{id: string, title: string, updated: number}} HistoryEntry
  * @typedef {{endpoint: string, model?: string | null, instructions?: string | null,

@@ -166,12 +166,14 @@ async function fetchWheel() {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-/** 3. The models the server offers (also while Pyodide boots); none when it cannot say. */
+/** 3. The models the server offers, `{id, provider?}` (also while Pyodide boots); none when it cannot say. */
 async function fetchModels() {
   try {
     const response = await fetch(`${endpoint}/models`);
     const { data } = await response.json();
-    return data.map((/** @type {{id: string}} */ model) => model.id).filter((id) => typeof id === "string");
+    return data
+      .filter((/** @type {any} */ model) => typeof model?.id === "string")
+      .map((/** @type {any} */ model) => (typeof model.provider === "string" ? { id: model.id, provider: model.provider } : { id: model.id }));
   } catch {
     return [];
   }

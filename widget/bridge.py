@@ -115,6 +115,14 @@ class PageHostStore:
         await self._call("forget", conversation_id)
 
 
+def model_choice(offered: dict[str, Any]) -> tuple[str, str | None]:
+    """An offered id as (model, provider): `openai/gpt-4o` of provider `openai` is `gpt-4o`."""
+    model_id, provider = offered["id"], offered.get("provider")
+    if isinstance(provider, str) and model_id.startswith(f"{provider}/"):
+        return model_id[len(provider) + 1 :], provider
+    return model_id, None
+
+
 def make_history(host: Any, options: dict[str, Any]) -> Kept | None:
     mode = options.get("history", "memory")
     prefix = options.get("prefix") or "chatkeep"
@@ -133,17 +141,22 @@ class Bridge:
     def __init__(self, host: Any, config: Json) -> None:
         options = json.loads(config)
         self.host = host
-        self.models: list[str] = [m for m in options.get("models") or [] if isinstance(m, str)]
-        model = options.get("model")
-        if self.models and model not in self.models:
-            model = self.models[0]  # not offered (or not chosen): the server's default
+        # What the server offers: [{"id", "provider"?}], the first its default.
+        self.offered = [m for m in options.get("models") or [] if isinstance(m.get("id"), str)]
+        choices = {m["id"]: model_choice(m) for m in self.offered}
+        chosen = options.get("model")
+        if choices and chosen not in choices:
+            chosen = self.offered[0]["id"]  # not offered (or not chosen): the server's default
+        model, provider = choices.get(chosen, (chosen, None))
         self.session = Session(instructions=options.get("instructions"), model=model)
+        self.session.default_provider = self.session.provider = provider
         self.transport = HostTransport(host)
         self.conversations = Conversations(
             self.session,
             make_history(host, options),
             self.transport,
             generate_title=bool(options.get("generateTitle")),
+            models=choices,
             on_alert=lambda message: self._emit("alert", message),
             on_list=lambda: self._emit("history", self.conversations.listing()),
             on_stopping=self._stopping,
@@ -217,8 +230,6 @@ class Bridge:
         return read_snapshot(value)
 
     async def set_model(self, model: str) -> None:
-        if self.models and model not in self.models:
-            raise WidgetError(f'The model "{model}" is not offered here.')
         await self.conversations.choose(model=model)
 
     async def set_thinking(self, level: str) -> None:
@@ -322,12 +333,12 @@ class Bridge:
         return {
             "id": session.id,
             "title": session.title,
-            "model": session.model,
+            "model": session.model_id,
             "provider": session.provider,
             "thinking": session.thinking,
             "busy": session.busy,
             "usage": session.usage,
-            "models": self.models,
+            "models": self.offered,
         }
 
     def _stopping(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Collection, Coroutine, Sequence
+from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -53,6 +53,7 @@ class Conversations:
         on_alert: Callable[[str], None] = lambda message: None,
         on_list: Callable[[], None] = lambda: None,
         on_stopping: Callable[[], None] = lambda: None,
+        models: Mapping[str, tuple[str, str | None]] | None = None,
     ) -> None:
         self.session = session
         self.history = history
@@ -62,6 +63,8 @@ class Conversations:
         self.on_list = on_list
         #: told when a running turn is asked to stop: abort requests, let approvals go
         self.on_stopping = on_stopping
+        #: the server's model ids as (model, provider), the first its default; empty: unknown
+        self.models = dict(models or {})
         session.after_turn = self.keep
         self._keeping = asyncio.Lock()
         self._idle = asyncio.Event()
@@ -113,6 +116,7 @@ class Conversations:
         await self.stop()
         await self.keep()
         self.session.load(from_dict(data))
+        self._offered_model()
         entry = self.history.entry(conversation_id)
         if entry is not None and entry.named:
             self.session.adopt_title(entry.title)
@@ -128,6 +132,7 @@ class Conversations:
         await self.stop()
         await self.keep()
         self.session.load(repaired)
+        self._offered_model()
         await self.keep()  # kept at once, like every change: closing the page loses nothing
 
     async def set_history(self, messages: object) -> None:
@@ -149,11 +154,13 @@ class Conversations:
         self.on_list()
 
     async def choose(self, *, model: str | None = None, thinking: str | None = None) -> None:
-        """Change the model or thinking level; a kept conversation keeps the choice at once."""
+        """Change the model (an id the server offers) or thinking level; kept at once."""
+        if model is not None and self.models and model not in self.models:
+            raise WidgetError(f'The model "{model}" is not offered here.')
         if thinking is not None:
             self.session.set_thinking(thinking)
         if model is not None:
-            self.session.set_model(model)
+            self.session.set_model(*self.models.get(model, (model, None)))
         if not self.session.busy:
             await self.keep()
 
@@ -263,6 +270,18 @@ class Conversations:
             self.session.adopt_title(live.title)
             await self.history.accept(self.session.id)
         self.on_list()
+
+    def _offered_model(self) -> None:
+        """A conversation opened on a model no longer offered continues on the default one."""
+        if not self.models or self.session.model_id in self.models:
+            return
+        gone = self.session.model_id
+        default = next(iter(self.models))
+        self.session.set_model(*self.models[default])
+        self.on_alert(
+            f'This conversation used the model "{gone}", which is no longer offered here. '
+            f'It continues with "{default}".'
+        )
 
     def _live(self) -> tuple[str, ...]:
         """The open conversation, once kept: never given up to make room for another."""

@@ -77,7 +77,8 @@ def call(bridge: Bridge, operation: str, **arguments: Any) -> dict[str, Any]:
 
 
 def started(host: FakeHost, **config: Any) -> Bridge:
-    bridge = Bridge(host, json.dumps({"history": "memory", "models": ["demo", "mini"], **config}))
+    offered = [{"id": "demo"}, {"id": "mini"}]
+    bridge = Bridge(host, json.dumps({"history": "memory", "models": offered, **config}))
     state = json.loads(run(bridge.start()))
     assert state["meta"]["model"] == "demo" and state["messages"] == []
     return bridge
@@ -208,3 +209,44 @@ def test_stop_before_switching_is_python_s_rule() -> None:
     assert call(bridge, "getHistory")["result"] == []
     added = [m for kind, data in host.events if kind == "messages" for m in data["add"]]
     assert added[-1] == {"role": "assistant", "content": "", "error": STOPPED}
+
+
+PROVIDERS = [{"id": "openai/gpt-4o-mini", "provider": "openai"},
+             {"id": "openai/gpt-4o", "provider": "openai"},
+             {"id": "local/Qwen/Qwen2.5-7B", "provider": "local"}]  # fmt: skip
+
+
+def test_with_several_providers_a_snapshot_keeps_provider_and_model_apart() -> None:
+    host = FakeHost(streamed("Hello", 1))
+    requests: list[dict[str, Any]] = []
+    opened = host.openStream
+    host.openStream = lambda body: (requests.append(json.loads(body)), opened(body))[1]  # type: ignore[method-assign]
+    bridge = Bridge(host, json.dumps({"history": "memory", "models": PROVIDERS}))
+    state = json.loads(run(bridge.start()))
+    assert (state["meta"]["model"], state["meta"]["provider"]) == ("openai/gpt-4o-mini", "openai")
+    call(bridge, "setModel", model="local/Qwen/Qwen2.5-7B")
+    call(bridge, "send", text="hi")
+    assert requests[0]["model"] == "local/Qwen/Qwen2.5-7B"  # the id the server routes by
+    saved = call(bridge, "save")["result"]
+    assert (saved["provider"], saved["model"]) == ("local", "Qwen/Qwen2.5-7B")
+    call(bridge, "restore", snapshot=None)
+    assert call(bridge, "save")["result"]["provider"] == "openai"
+    call(bridge, "restore", snapshot=saved)
+    assert [d for k, d in host.events if k == "meta"][-1]["model"] == "local/Qwen/Qwen2.5-7B"
+
+
+def test_a_conversation_on_a_model_no_longer_offered_opens_on_the_default_with_a_notice() -> None:
+    host = FakeHost()
+    bridge = Bridge(host, json.dumps({"history": "memory", "models": PROVIDERS}))
+    run(bridge.start())
+    snapshot = {"version": 1, "id": "old", "title": "Old", "created": 1, "updated": 2,
+                "provider": "retired", "model": "gpt-3", "thinking": "off",
+                "messages": [{"role": "user", "content": "hi"},
+                             {"role": "assistant", "content": "hello"}]}  # fmt: skip
+    call(bridge, "restore", snapshot=snapshot)
+    [notice] = [data for kind, data in host.events if kind == "alert"]
+    assert '"retired/gpt-3", which is no longer offered' in notice
+    assert '"openai/gpt-4o-mini"' in notice
+    saved = call(bridge, "save")["result"]
+    assert (saved["provider"], saved["model"]) == ("openai", "gpt-4o-mini")
+    assert call(bridge, "setModel", model="retired/gpt-3")["error"].startswith("The model")
