@@ -139,8 +139,48 @@ def test_transcripts_are_stored_compressed_and_older_or_damaged_entries_stay_rea
     page.get_by_role("button", name="History").click()
     expect(history_rows(page)).to_have_count(3)
     history_rows(page).get_by_role("button", name="Written by an earlier version").click()
-    expect(page.get_by_role("log", name="Conversation").locator("article")).to_have_count(2)
+    expect(page.get_by_role("log", name="Conversation").locator("article")).to_have_count(3)
     page.get_by_role("button", name="History").click()
     history_rows(page).get_by_role("button", name="Damaged").click()
     expect(page.get_by_role("alert")).to_contain_text("could not be read")
     assert page.evaluate("k => localStorage.getItem(k)", damaged_key) == damaged[damaged_key]
+
+
+STARTUP = {
+    "version": 1, "id": "from-host", "title": "Opened by the host", "created": 1, "updated": 2,
+    "model": "demo-mini", "thinking": "low",
+    "messages": [{"role": "user", "content": "My name is Hana"},
+                 {"role": "assistant", "content": "Hello Hana"},
+                 {"role": "user", "content": "And then?"},
+                 {"role": "assistant", "content": "Half an ans", "error": "Stopped."}],
+}  # fmt: skip
+
+
+def test_a_snapshot_set_before_start_opens_at_once(page: Page) -> None:
+    script = f"document.querySelector('chat-widget').snapshot = {json.dumps(STARTUP)};"
+    host_page(page, 'history="memory"', script=script)
+    # Already open when ready: no empty chat was drawn first (the ending was repaired).
+    state = page.evaluate("document.querySelector('chat-widget').client.state")
+    assert [m["content"] for m in state["messages"]] == ["My name is Hana", "Hello Hana",
+                                                         "And then?"]  # fmt: skip
+    assert (state["title"], state["model"], state["thinking"]) == (
+        "Opened by the host",
+        "demo-mini",
+        "low",
+    )
+    expect(page.get_by_role("log", name="Conversation").locator("article")).to_have_count(3)
+    expect(page.get_by_role("heading", level=2)).to_have_text("Opened by the host")
+    send(page, "What is my name?")
+    expect(page.get_by_role("log", name="Conversation").locator("article").last).to_contain_text(
+        "Hana"
+    )
+
+
+def test_an_unreadable_start_up_snapshot_opens_a_new_conversation_and_warns(page: Page) -> None:
+    warnings: list[str] = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    script = "document.querySelector('chat-widget').snapshot = {version: 999, messages: []};"
+    host_page(page, 'history="memory"', script=script)
+    assert page.evaluate("document.querySelector('chat-widget').client.state.messages") == []
+    assert any("start-up snapshot could not be read" in text for text in warnings)
+    expect(page.get_by_role("heading", level=2)).to_have_text("New conversation")

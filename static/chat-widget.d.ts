@@ -120,6 +120,11 @@ export interface ChatWidget extends HTMLElement {
   readonly session: ChatSession;
   /** A host-owned history store (assign before the element is connected), or null. */
   historyStore: HistoryStore | null;
+  /**
+   * The conversation to open at start-up (set before the element is connected), read
+   * tolerantly; an unreadable one opens a new conversation and warns in the console.
+   */
+  snapshot: Snapshot | string | null;
   /** The API base URL in use. */
   readonly endpoint: string;
   /** How much the files attached to one message may weigh together, in bytes. */

@@ -78,6 +78,21 @@ const TEMPLATE = `
 </div>`;
 
 /**
+ * A start-up snapshot as plain data for the worker; one that is not (a function, a cycle)
+ * is unreadable: a new conversation opens, with a warning.
+ * @param {unknown} value
+ */
+function plainOrWarn(value) {
+  if (value === null || value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value));
+  } catch {
+    console.warn("Chatkeep: the start-up snapshot could not be read; a new conversation opens.");
+    return null;
+  }
+}
+
+/**
  * The model picker's options, grouped by provider when the server has several: the group is
  * the provider, each option the model's own name.
  * @param {{id: string, provider?: string}[]} offered
@@ -122,6 +137,8 @@ export class ChatWidget extends HTMLElement {
   /** @type {SessionHandle} */
   session;
   #historyStore = null;
+  /** @type {object | string | null} */
+  #startupSnapshot = null;
   #root;
   #started = deferred();
   #pendingTools = [];
@@ -167,13 +184,25 @@ export class ChatWidget extends HTMLElement {
     });
     this.session = new SessionHandle(this.#started.promise);
     // A page may set properties before this class is defined: take them over.
-    for (const name of ["historyStore"]) {
+    for (const name of ["historyStore", "snapshot"]) {
       if (Object.prototype.hasOwnProperty.call(this, name)) {
         const value = this[name];
         delete this[name];
         this[name] = value;
       }
     }
+  }
+
+  /**
+   * The conversation to open at start-up, set before the element is connected: a snapshot
+   * (object or JSON text), read tolerantly; an unreadable one opens a new conversation.
+   */
+  get snapshot() {
+    return this.#startupSnapshot;
+  }
+
+  set snapshot(value) {
+    this.#startupSnapshot = value ?? null;
   }
 
   /** A host-owned history store; assign it before the element is connected. */
@@ -207,6 +236,7 @@ export class ChatWidget extends HTMLElement {
       prefix: this.getAttribute("storage-prefix") || "chatkeep",
       maxConversations: Math.max(1, Number.parseInt(this.getAttribute("max-conversations") ?? "20", 10) || 20),
       generateTitle: this.hasAttribute("generate-title"),
+      snapshot: plainOrWarn(this.#startupSnapshot),
     };
     const imageHosts = (this.getAttribute("image-hosts") ?? "").split(/[\s,]+/).filter(Boolean);
     // Until Markdown has loaded (long before the runtime has), text would show as typed.

@@ -18,7 +18,7 @@ import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage
  * @typedef {{id: string, title: string, updated: number}} HistoryEntry
  * @typedef {{endpoint: string, model?: string | null, instructions?: string | null,
  *   history: "local" | "memory" | "off" | "host", prefix: string, maxConversations: number,
- *   generateTitle: boolean}} ClientConfig
+ *   generateTitle: boolean, snapshot?: object | string | null}} ClientConfig
  * @typedef {{name: string, description?: string, parameters?: object,
  *   handler: (args: any) => string | Promise<string>, approval?: boolean}} ToolDefinition
  */
@@ -72,7 +72,8 @@ export class WidgetClient extends EventTarget {
     this.#ready = this.#channel.request("init", { config }).then(({ operations, start, fromSnapshot }) => {
       this.operations = operations;
       this.fromSnapshot = fromSnapshot;
-      const { meta, messages, history } = JSON.parse(start);
+      const { meta, messages, history, warning } = JSON.parse(start);
+      if (warning) console.warn(warning);
       this.history = history;
       this.state = { ...meta, messages };
       this.dispatchEvent(new Event("meta"));

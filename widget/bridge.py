@@ -141,6 +141,7 @@ class Bridge:
     def __init__(self, host: Any, config: Json) -> None:
         options = json.loads(config)
         self.host = host
+        self._startup: object = options.get("snapshot")  # the host's, opened by `start`
         # What the server offers: [{"id", "provider"?}], the first its default.
         self.offered = [m for m in options.get("models") or [] if isinstance(m.get("id"), str)]
         choices = {m["id"]: model_choice(m) for m in self.offered}
@@ -174,8 +175,8 @@ class Bridge:
         return json.dumps(OPERATIONS)
 
     async def start(self) -> Json:
-        """Load history; answers the whole state once, as the page's starting point."""
-        await self.conversations.start()
+        """Load history (and a start-up snapshot); the whole state once, as the page's start."""
+        warning = await self.conversations.start(self._startup)
         self._shown = self.session.settled
         self._meta = self._meta_now()
         return _dumps(
@@ -183,6 +184,7 @@ class Bridge:
                 "meta": self._meta,
                 "messages": list(self._shown),
                 "history": self.conversations.listing(),
+                "warning": warning,
             }
         )
 

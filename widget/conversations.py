@@ -18,7 +18,7 @@ from .errors import SnapshotError, TurnError, WidgetError
 from .history import Entry, StorageFull
 from .messages import Message
 from .sessions import Session, Transport
-from .snapshots import Snapshot, from_dict, parse_json, repair
+from .snapshots import Snapshot, from_dict, parse_json, read_snapshot, repair
 from .titles import clean_title
 
 EXPORT_FORMAT = "chatkeep-history"
@@ -70,10 +70,23 @@ class Conversations:
         self._idle = asyncio.Event()
         self._idle.set()
 
-    async def start(self) -> None:
+    async def start(self, snapshot: object = None) -> str | None:
+        """Load the kept list, and open the host's start-up `snapshot` if one was given.
+
+        The snapshot is read tolerantly (`read_snapshot`, repairing its ending); one that
+        cannot be read leaves a new conversation and the warning this returns.
+        """
         if self.history is not None:
             await self.history.load()
             self.on_list()
+        if snapshot is None:
+            return None
+        data = read_snapshot(snapshot)
+        if data is None:
+            return "Chatkeep: the start-up snapshot could not be read; a new conversation opens."
+        self.session.load(from_dict(data))
+        self._offered_model()
+        return None
 
     def listing(self) -> list[dict[str, Any]]:
         return [entry.to_dict() for entry in self.history.entries()] if self.history else []
