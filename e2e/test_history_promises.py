@@ -184,3 +184,29 @@ def test_an_unreadable_start_up_snapshot_opens_a_new_conversation_and_warns(page
     assert page.evaluate("document.querySelector('chat-widget').client.state.messages") == []
     assert any("start-up snapshot could not be read" in text for text in warnings)
     expect(page.get_by_role("heading", level=2)).to_have_text("New conversation")
+
+
+def test_search_matches_message_text_across_kept_conversations(page: Page) -> None:
+    page.goto("/healthz")
+    for title, answer_text, updated in [("Birds", "Herons wait by the old mill", 10),
+                                        ("Bread", "Sourdough needs a slow rise", 20)]:  # fmt: skip
+        entries = planted_conversation(title, updated)
+        conv = next(k for k in entries if ":conv:" in k)
+        snapshot = json.loads(entries[conv])
+        snapshot["messages"][1]["content"] = answer_text
+        entries[conv] = json.dumps(snapshot)
+        plant(page, entries)
+    host_page(page)
+    page.get_by_role("button", name="History").click()
+    search = page.get_by_role("searchbox", name="Search conversations")
+    search.fill("sourdough")
+    expect(history_rows(page)).to_have_count(1)
+    expect(history_rows(page).get_by_role("button", name="Bread")).to_be_visible()
+    search.fill("herons mill")
+    expect(history_rows(page).get_by_role("button", name="Birds")).to_be_visible()
+    expect(history_rows(page)).to_have_count(1)
+    search.fill("birds")  # titles match at once too
+    expect(history_rows(page)).to_have_count(1)
+    search.fill("nothing like this")
+    expect(history_rows(page)).to_have_count(0)
+    expect(page.get_by_text("No conversation matches.")).to_be_visible()

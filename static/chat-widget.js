@@ -176,6 +176,7 @@ export class ChatWidget extends HTMLElement {
       rename: (conversationId, title) => this.#act("rename", { conversationId, title }),
       exportAll: () => this.#act("exportAll", {}),
       importAll: (text) => this.#act("importAll", { text }),
+      search: (query) => this.#act("search", { query }),
       alert: (text) => this.#showAlert(text),
     });
     this.#tray = new AttachmentTray(this.#root, {

@@ -16,12 +16,16 @@ export class HistoryView {
   /** @type {HistoryEntry[]} */
   #entries = [];
   #liveId = "";
+  /** @type {{query: string, ids: Set<string>}} what the session found for the last query */
+  #found = { query: "", ids: new Set() };
+  #searchTimer = 0;
 
   /**
    * @param {ShadowRoot} root
    * @param {{open: (id: string) => unknown, forget: (id: string) => unknown,
    *   rename: (id: string, title: string) => unknown, exportAll: () => Promise<unknown>,
-   *   importAll: (text: string) => Promise<unknown>, alert: (text: string) => void}} actions
+   *   importAll: (text: string) => Promise<unknown>, alert: (text: string) => void,
+   *   search: (query: string) => Promise<unknown>}} actions
    */
   constructor(root, actions) {
     this.#page = /** @type {HTMLElement} */ (root.querySelector(".history-page"));
@@ -30,7 +34,11 @@ export class HistoryView {
     this.#empty = /** @type {HTMLElement} */ (this.#page.querySelector(".empty-history"));
     this.#actions = actions;
     this.#page.querySelector(".back")?.addEventListener("click", () => this.hide());
-    this.#search.addEventListener("input", () => this.#draw());
+    this.#search.addEventListener("input", () => {
+      this.#draw(); // titles at once; message text as soon as the session has looked
+      clearTimeout(this.#searchTimer);
+      this.#searchTimer = setTimeout(() => this.#searchMessages(), 120);
+    });
     this.#page.addEventListener("keydown", (event) => {
       if (event.key === "Escape" && !(event.target instanceof HTMLInputElement && event.target.classList.contains("rename-field"))) this.hide();
     });
@@ -98,9 +106,24 @@ export class HistoryView {
     if (!this.#page.hidden) this.#draw();
   }
 
+  /** Asks the session (in the worker) which conversations hold the words, then redraws. */
+  async #searchMessages() {
+    const query = this.#search.value.trim();
+    if (!query) return;
+    const ids = await this.#actions.search(query);
+    if (Array.isArray(ids) && query === this.#search.value.trim()) {
+      this.#found = { query, ids: new Set(ids) };
+      this.#draw();
+    }
+  }
+
   #draw() {
-    const query = this.#search.value.trim().toLowerCase();
-    const shown = this.#entries.filter((entry) => !query || entry.title.toLowerCase().includes(query));
+    const typed = this.#search.value.trim();
+    const query = typed.toLowerCase();
+    const found = this.#found.query === typed ? this.#found.ids : new Set();
+    const shown = this.#entries.filter(
+      (entry) => !query || entry.title.toLowerCase().includes(query) || found.has(entry.id),
+    );
     this.#list.replaceChildren(...shown.map((entry) => this.#row(entry)));
     this.#empty.hidden = shown.length > 0;
     this.#empty.textContent = this.#entries.length ? "No conversation matches." : "No conversations kept yet.";

@@ -255,6 +255,9 @@ class Bridge:
     async def storage_changed(self, key: str) -> None:
         await self.conversations.storage_changed(key)
 
+    async def search(self, query: str) -> list[str]:
+        return await self.conversations.search(query)
+
     async def register_tool(
         self, name: str, description: str | None, parameters: dict[str, Any] | None
     ) -> None:

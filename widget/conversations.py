@@ -31,6 +31,7 @@ class Kept(Protocol):
     def entries(self) -> list[Entry]: ...
     def __contains__(self, conversation_id: str) -> bool: ...
     async def read(self, conversation_id: str) -> dict[str, Any] | None: ...
+    async def peek(self, conversation_id: str) -> dict[str, Any] | None: ...
     async def keep(
         self, snapshot: Snapshot, *, named: bool = False, spare: Collection[str] = ()
     ) -> Entry: ...
@@ -65,6 +66,8 @@ class Conversations:
         self.on_stopping = on_stopping
         #: the server's model ids as (model, provider), the first its default; empty: unknown
         self.models = dict(models or {})
+        #: the searchable text of kept conversations, read once (see `search`)
+        self._texts: dict[str, str] = {}
         session.after_turn = self.keep
         self._keeping = asyncio.Lock()
         self._idle = asyncio.Event()
@@ -162,9 +165,35 @@ class Conversations:
         if self.history is None:
             return
         await self.history.forget(conversation_id)
+        self._texts.pop(conversation_id, None)
         if conversation_id == self.session.id:
             self.session.load(None)
         self.on_list()
+
+    async def search(self, query: str) -> list[str]:
+        """The kept conversations whose title or messages hold every word of `query`, newest
+        first (all of them for an empty query). The messages of each conversation are read
+        once, then kept in memory as plain text, so searching as a person types reads nothing.
+        """
+        entries = self.history.entries() if self.history else []
+        terms = query.casefold().split()
+        if not terms:
+            return [entry.id for entry in entries]
+        found = []
+        for entry in entries:
+            text = await self._searchable(entry.id)
+            haystack = f"{entry.title.casefold()}\n{text}"
+            if all(term in haystack for term in terms):
+                found.append(entry.id)
+        return found
+
+    async def _searchable(self, conversation_id: str) -> str:
+        if conversation_id == self.session.id:
+            return searchable_text(self.session.settled)
+        if conversation_id not in self._texts and self.history is not None:
+            data = await self.history.peek(conversation_id)
+            self._texts[conversation_id] = searchable_text(data["messages"] if data else [])
+        return self._texts.get(conversation_id, "")
 
     async def choose(self, *, model: str | None = None, thinking: str | None = None) -> None:
         """Change the model (an id the server offers) or thinking level; kept at once."""
@@ -241,6 +270,7 @@ class Conversations:
         for snapshot in sorted(snapshots, key=lambda s: s.updated):
             if snapshot.messages and known.get(snapshot.id, -1) < snapshot.updated:
                 await self.history.keep(snapshot, spare=self._live())
+                self._texts.pop(snapshot.id, None)
                 kept += 1
         self.on_list()
         return kept
@@ -257,6 +287,7 @@ class Conversations:
             except StorageFull as exc:
                 self.on_alert(str(exc))
                 return
+            self._texts.pop(stored.id, None)  # its text is the session's until it is left
             if stored.id != self.session.id:
                 # Another tab moved this conversation on: ours continues as a new one.
                 self.session.id = stored.id
@@ -265,6 +296,7 @@ class Conversations:
         self.on_list()
 
     async def storage_changed(self, key: str) -> None:
+        self._texts.pop(key.rsplit(":", 1)[-1], None)  # another tab changed it: read it again
         if self.history is None or not await self.history.changed(key):
             return
         live = self.history.entry(self.session.id)
@@ -324,3 +356,12 @@ class Conversations:
         users = sum(1 for m in history if m["role"] == "user")
         answered = any(m["role"] == "assistant" and "error" not in m for m in history)
         return users == 1 and answered and "error" not in answer and not self.session.has_own_title
+
+
+def searchable_text(messages: Sequence[Message]) -> str:
+    """What a search looks in: the people's and the model's words, not tool output."""
+    return "\n".join(
+        m["content"].casefold()
+        for m in messages
+        if m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str)
+    )

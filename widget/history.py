@@ -132,6 +132,12 @@ class History:
     def __contains__(self, conversation_id: str) -> bool:
         return conversation_id in self._entries
 
+    async def peek(self, conversation_id: str) -> dict[str, Any] | None:
+        """The stored snapshot, like `read`, for looking only (searching): this tab does not
+        take it as the version it continues, so it can never write over turns it did not see."""
+        text = await self.store.get(self._conv_key(conversation_id))
+        return read_snapshot(text) if text is not None else None
+
     async def read(self, conversation_id: str) -> dict[str, Any] | None:
         """The stored snapshot, repaired, or `None` when it is missing or unreadable.
 
@@ -325,6 +331,8 @@ class HostedHistory:
 
     async def read(self, conversation_id: str) -> dict[str, Any] | None:
         return read_snapshot(await self.store.read(conversation_id))
+
+    peek = read  # the host's store decides what wins: looking is reading
 
     async def keep(
         self, snapshot: Snapshot, *, named: bool = False, spare: Collection[str] = ()

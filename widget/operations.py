@@ -37,6 +37,7 @@ OPERATIONS: dict[str, dict[str, str]] = {
     "exportAll": {},
     "importAll": {"text": "string"},
     "storageChanged": {"key": "string"},
+    "search": {"query": "string"},
     # tools and lifetime
     "registerTool": {"name": "string", "description": "string?", "parameters": "object?"},
     "unregisterTool": {"name": "string"},

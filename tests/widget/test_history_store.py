@@ -381,3 +381,47 @@ def test_a_rename_in_another_tab_wins_and_makes_no_copy() -> None:
     assert tab_a.session.title == "Named in B"
     run(tab_a.send("And then?"))  # A's next turn keeps B's name, in place
     assert [e["title"] for e in tab_a.listing()] == ["Named in B"]
+
+
+def test_search_finds_words_in_titles_and_messages_reading_each_conversation_once() -> None:
+    store = CountingStore()
+    answers = [answer("Herons wait by the mill"), answer("Sourdough needs time"),
+               answer("The river bends")]  # fmt: skip
+    ticks = iter(range(1, 10**6))
+    session = Session(clock=lambda: next(ticks))
+    conversations = Conversations(session, History(store), ScriptedTransport(*answers))
+    run(conversations.start())
+    ids = []
+    for question in ("Tell me about birds", "How do I bake bread?", "Where does it flow?"):
+        run(conversations.send(question))
+        ids.append(conversations.session.id)
+        run(conversations.new())
+    birds, bread, river = ids
+    assert run(conversations.search("HERONS")) == [birds]
+    assert run(conversations.search("bread time")) == [bread]  # title and answer together
+    assert run(conversations.search("the")) == [river, birds]  # newest first
+    assert run(conversations.search("bread herons")) == []
+    assert run(conversations.search("  ")) == [river, bread, birds]
+    store.trips.clear()
+    run(conversations.search("sourdough"))
+    assert store.trips == []  # already read: searching as one types reads nothing
+
+
+def test_searching_never_lets_this_tab_write_over_another_tab_s_turns() -> None:
+    store = MemoryKeyValue()
+    transport = ScriptedTransport(answer("One"), answer("Two"))
+    tab_a = Conversations(Session(), History(store), transport)
+    run(tab_a.start())
+    run(tab_a.send("Shared start"))
+    shared = tab_a.session.id
+    tab_b = History(store)
+    run(tab_b.load())
+    snapshot = from_dict(run(tab_b.read(shared)))
+    more = [*snapshot.messages, {"role": "user", "content": "from B"},
+            {"role": "assistant", "content": "answered in B"}]  # fmt: skip
+    run(tab_b.keep(replace(snapshot.with_messages(more), updated=snapshot.updated + 1)))
+    assert run(tab_a.search("answered")) == []  # the open one is searched as A holds it
+    run(tab_a.send("from A"))  # A continues its own version
+    texts = [m["content"] for text in store.data.values() if text.startswith("{\"version\"")
+             for m in json.loads(text)["messages"]]  # fmt: skip
+    assert "answered in B" in texts and "from A" in texts  # neither tab's turns were lost
