@@ -68,6 +68,8 @@ def test_the_widget_works_on_another_origin(
     keys = page.evaluate("Object.keys(localStorage)")
     assert len(keys) == 2 and all(key.startswith("shopchat:") for key in keys)
     assert page.evaluate("location.origin") == host.origin != chat.url
+    # A service worker may serve only its own origin: embedded elsewhere, none is registered.
+    assert page.evaluate("navigator.serviceWorker.getRegistrations().then(r => r.length)") == 0
 
 
 def test_an_origin_not_allowed_cannot_use_the_api(

@@ -20,6 +20,7 @@ from .assets import Assets
 from .demo import DemoTransport
 from .errors import APIError
 from .limits import RateLimiter
+from .offline import OfflineManifest
 from .proxy import chat_completions
 from .security import HardeningHeaders, OriginGuard, page_policy, route_path
 from .settings import Settings
@@ -53,6 +54,8 @@ def create_app(
         transport = DemoTransport()
 
     upstream = UpstreamClient(settings, transport)
+    runtime = runtime_dir or static_dir / "runtime"
+    manifest = OfflineManifest(static_dir, runtime)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -65,7 +68,8 @@ def create_app(
             Route("/healthz", healthz),
             Route("/api/models", list_models),
             Route("/api/chat/completions", chat_completions, methods=["POST"]),
-            Mount("/static/runtime", Assets(directory=str(runtime_dir or static_dir / "runtime"))),
+            Route("/static/offline.json", manifest.endpoint),
+            Mount("/static/runtime", Assets(directory=str(runtime))),
             Mount("/static", Assets(directory=str(static_dir))),
         ],
         middleware=[

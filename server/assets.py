@@ -33,6 +33,16 @@ class Assets(StaticFiles):
     def __init__(self, *, directory: str) -> None:
         super().__init__(directory=directory, check_dir=False)
 
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        # The service worker's scope is the app's root (so it can keep the page for offline
+        # use), which the browser allows only when the script says so.
+        response = await super().get_response(path, scope)
+        if path.endswith("service-worker.js"):
+            # root_path here ends with the /static mount; the app's own root is above it.
+            root = scope.get("root_path", "").rstrip("/").removesuffix("/static")
+            response.headers["service-worker-allowed"] = f"{root}/"
+        return response
+
     def file_response(
         self, full_path: str | os.PathLike[str], stat_result: os.stat_result, scope: Scope,
         status_code: int = 200,

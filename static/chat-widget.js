@@ -59,6 +59,7 @@ const TEMPLATE = `
       <button type="button" class="stop" hidden>Stop</button>
     </div>
   </form>
+  <p class="offline" role="status" hidden>You are offline: sending is paused until the network returns.</p>
   <p class="usage" aria-live="polite"></p>
   <section class="history-page" aria-label="History" hidden>
     <header>
@@ -76,6 +77,19 @@ const TEMPLATE = `
     </footer>
   </section>
 </div>`;
+
+/**
+ * Served from the page's own origin, the widget registers its service worker so that, after
+ * one visit, the page, the widget and the runtime load offline. Embedded from another origin
+ * it does not (a service worker may only serve its own origin).
+ */
+function keepForOffline() {
+  const script = new URL("./service-worker.js", import.meta.url);
+  if (script.origin !== location.origin || !("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.register(script, { scope: new URL("../", script).pathname }).catch((error) => {
+    console.warn(`Chatkeep: offline use is not available here (${error.message}).`);
+  });
+}
 
 /**
  * A start-up snapshot as plain data for the worker; one that is not (a function, a cycle)
@@ -169,6 +183,7 @@ export class ChatWidget extends HTMLElement {
       model: $(".model"),
       thinking: $(".thinking"),
       usage: $(".usage"),
+      offline: $(".offline"),
     };
     this.#historyView = new HistoryView(this.#root, {
       open: (conversationId) => this.#act("open", { conversationId }),
@@ -254,6 +269,7 @@ export class ChatWidget extends HTMLElement {
     /** @type {HTMLElement} */ (this.#root.querySelector(".history-button")).hidden = config.history === "off";
     this.#wire(this.client);
     this.#started.resolve(this.client);
+    keepForOffline();
   }
 
   disconnectedCallback() {
@@ -289,6 +305,10 @@ export class ChatWidget extends HTMLElement {
     client.addEventListener("draft", () => this.#transcript.draftChanged(client.draft));
     client.addEventListener("history", () => this.#renderLists());
     client.addEventListener("alert", (event) => this.#showAlert(/** @type {CustomEvent} */ (event).detail));
+    // Offline, history stays readable; sending waits for the network, and says so.
+    const connectivity = () => this.client && this.#renderMeta();
+    addEventListener("online", connectivity);
+    addEventListener("offline", connectivity);
     Promise.all([client.ready, this.#rendering]).then(
       () => {
         this.#elements.loading.remove();
@@ -371,9 +391,10 @@ export class ChatWidget extends HTMLElement {
   /** Title, pickers, send or stop, usage: everything `meta` holds. */
   #renderMeta() {
     const { state } = /** @type {WidgetClient} */ (this.client);
-    const { title, send, stop, thinking, model, usage } = this.#elements;
+    const { title, send, stop, thinking, model, usage, offline } = this.#elements;
     title.textContent = state.title || "New conversation";
-    send.disabled = state.busy;
+    offline.hidden = navigator.onLine;
+    send.disabled = state.busy || !navigator.onLine;
     send.hidden = state.busy;
     stop.hidden = !state.busy;
     thinking.value = state.thinking;

@@ -1,0 +1,46 @@
+"""Offline, served from the same origin: after one visit the page, the widget and its history
+load with the network off; sending waits for the network and says so."""
+
+from __future__ import annotations
+
+from pages import BOOT_TIMEOUT, log
+from playwright.sync_api import Page, expect
+
+READY = "document.querySelector('chat-widget')?.session?.ready.then(() => true)"
+KEPT = """async () => { const c = await caches.open('chatkeep-current');
+  return Boolean(await c.match(new URL('/static/chatkeep-offline-build', location.href))); }"""
+
+
+def test_after_one_visit_the_chat_and_its_history_work_offline(page: Page) -> None:
+    page.goto("/")
+    page.wait_for_function(READY, timeout=BOOT_TIMEOUT)
+    page.get_by_role("textbox", name="Message").fill("My name is Olga")
+    page.get_by_role("button", name="Send").click()
+    expect(log(page).locator("article[data-role=assistant]")).to_contain_text("Olga")
+    expect(page.get_by_role("button", name="Send")).to_be_visible()
+    page.wait_for_function(KEPT, timeout=60_000)  # the build is cached whole
+    build = page.evaluate("fetch('/static/offline.json').then(r => r.json()).then(m => m.build)")
+    assert sorted(page.evaluate("caches.keys()")) == ["chatkeep-current", f"chatkeep-{build}"]
+
+    page.context.set_offline(True)
+    page.reload()
+    page.wait_for_function(READY, timeout=BOOT_TIMEOUT)
+    notice = page.get_by_role("status").filter(has_text="offline")
+    expect(notice).to_be_visible()
+    expect(page.get_by_role("button", name="Send")).to_be_disabled()
+    page.get_by_role("button", name="History").click()
+    page.get_by_role("list", name="Conversations", exact=True).get_by_role(
+        "button", name="My name is Olga"
+    ).click()
+    expect(log(page).locator("article[data-role=assistant]")).to_contain_text("Olga")
+
+    page.context.set_offline(False)
+    expect(notice).to_be_hidden()
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+
+
+def test_another_origin_embedding_registers_no_service_worker(page: Page) -> None:
+    # The demo page registers one on its own origin; a page that is not the widget's origin
+    # is covered by test_embedding.py, where the widget must not try (it could not serve it).
+    page.goto("/healthz")
+    assert page.evaluate("navigator.serviceWorker.getRegistrations().then(r => r.length)") == 0
