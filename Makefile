@@ -22,6 +22,7 @@ WHEEL := $(RUNTIME)/widget.whl
 SNAPSHOT := $(RUNTIME)/pyodide/snapshot.bin
 TEST_WHEELS := build/test-wheels/.stamp
 BROWSER_STAMP := build/.browser
+REDIS_STAMP := build/.redis
 
 .PHONY: setup serve test lint typecheck test-unit test-pyodide test-e2e bench dist clean
 .DELETE_ON_ERROR:
@@ -31,7 +32,7 @@ setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)
 serve: setup
 	$(PY) -m server --host $(HOST) --port $(PORT)
 
-test: setup $(TEST_WHEELS) $(BROWSER_STAMP) lint typecheck test-js test-pyodide test-unit-and-e2e
+test: setup $(TEST_WHEELS) $(BROWSER_STAMP) $(REDIS_STAMP) lint typecheck test-js test-pyodide test-unit-and-e2e
 
 lint: $(VENV)/.stamp
 	$(VENV)/bin/ruff check widget server tests e2e bench tools
@@ -112,6 +113,15 @@ $(BROWSER_STAMP): $(VENV)/.stamp
 	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else $(PY) -m playwright install chromium; fi
+	touch $@
+
+# Redis for the shared-limit tests (they start their own on a free port): Debian's package.
+$(REDIS_STAMP):
+	mkdir -p build
+	if command -v redis-server >/dev/null; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
+	else echo "redis-server is not installed: the shared-limit tests will be skipped" >&2; fi
 	touch $@
 
 clean:

@@ -5,6 +5,7 @@ checkout it is also importable as `server` (`python -m server`).
 """
 
 from .app import create_app
+from .clients import sign_client_token
 from .settings import Settings, SettingsError, load_settings
 
-__all__ = ["Settings", "SettingsError", "create_app", "load_settings"]
+__all__ = ["Settings", "SettingsError", "create_app", "load_settings", "sign_client_token"]

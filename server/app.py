@@ -17,9 +17,11 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from .assets import Assets
+from .clients import ClientIdentity
+from .counters import Counters, LocalCounters, RedisCounters
 from .demo import DemoTransport
 from .errors import APIError
-from .limits import RateLimiter
+from .limits import Budgets, RateLimiter
 from .offline import OfflineManifest
 from .proxy import chat_completions
 from .security import HardeningHeaders, OriginGuard, page_policy, route_path
@@ -61,6 +63,8 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         await upstream.aclose()
+        if isinstance(app.state.rate_limiter.counters, RedisCounters):
+            await app.state.rate_limiter.counters.aclose()
 
     app = Starlette(
         routes=[
@@ -78,7 +82,7 @@ def create_app(
                 CORSMiddleware,
                 allow_origins=list(settings.allowed_origins),
                 allow_methods=["GET", "POST"],
-                allow_headers=["content-type"],
+                allow_headers=["content-type", "authorization"],
                 max_age=600,
             ),
             Middleware(OriginGuard, allowed_origins=settings.allowed_origins),
@@ -86,9 +90,14 @@ def create_app(
         exception_handlers={APIError: _api_error, HTTPException: _http_error},
         lifespan=lifespan,
     )
+    counters: Counters = (
+        RedisCounters(settings.redis_url) if settings.redis_url else LocalCounters()
+    )
     app.state.settings = settings
     app.state.upstream = upstream
-    app.state.rate_limiter = RateLimiter(settings.rate_limit)
+    app.state.identity = ClientIdentity(settings.forwarded_allow_ips, settings.client_secret)
+    app.state.rate_limiter = RateLimiter(settings.rate_limit, counters)
+    app.state.budgets = Budgets(settings.client_daily_tokens, settings.daily_tokens, counters)
     return app
 
 
@@ -143,6 +152,7 @@ async def healthz(request: Request) -> Response:
 
 async def list_models(request: Request) -> Response:
     settings: Settings = request.app.state.settings
+    request.app.state.identity.of(request)  # with a client secret, a valid token first
     data: list[dict[str, str]] = []
     for provider in settings.providers:
         data += [{"id": model_id, "object": "model", "owned_by": provider.name,

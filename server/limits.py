@@ -1,14 +1,14 @@
-"""Request limits: a bounded body reader and a per-client rate limiter."""
+"""Request limits: a bounded body reader, a per-client rate limit and daily token budgets."""
 
 from __future__ import annotations
 
 import math
 import time
-from collections import deque
 from collections.abc import Callable
 
 from starlette.requests import Request
 
+from .counters import Counters
 from .errors import APIError
 
 
@@ -35,31 +35,24 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 
 class RateLimiter:
-    """At most `per_minute` requests per client in any sixty-second window (a sliding log).
+    """At most `per_minute` chat requests per client in any sixty-second window.
 
-    State lives in this process only: behind several workers or instances each keeps its own
-    count, so the effective limit is multiplied (the deployment docs say what to do).
+    Counted by `counters`: in this process, or in Redis across every worker and server.
     """
 
     WINDOW = 60.0
 
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, per_minute: int, counters: Counters) -> None:
         self.per_minute = per_minute
-        self._clock = clock
-        self._hits: dict[str, deque[float]] = {}
-        self._last_sweep = clock()
+        self.counters = counters
 
-    def check(self, client: str) -> None:
+    async def check(self, client: str) -> None:
         """Count one request for `client`, or raise 429 with `Retry-After`."""
         if self.per_minute <= 0:
             return
-        now = self._clock()
-        self._sweep(now)
-        hits = self._hits.setdefault(client, deque())
-        while hits and hits[0] <= now - self.WINDOW:
-            hits.popleft()
-        if len(hits) >= self.per_minute:
-            retry_after = max(1, math.ceil(hits[0] + self.WINDOW - now))
+        wait = await self.counters.hit(f"rate:{client}", self.WINDOW, self.per_minute)
+        if wait is not None:
+            retry_after = int(wait)
             raise APIError(
                 429,
                 f"Too many requests: the limit is {self.per_minute} a minute. "
@@ -67,14 +60,57 @@ class RateLimiter:
                 "rate_limited",
                 headers={"Retry-After": str(retry_after)},
             )
-        hits.append(now)
 
-    def _sweep(self, now: float) -> None:
-        # Forget idle clients now and then, so memory follows active clients only.
-        if now - self._last_sweep < self.WINDOW:
+
+class Budgets:
+    """Tokens a client, and the whole server, may use in a (UTC) day; 0 means no budget.
+
+    Spent from the upstream's reported usage as each answer ends; checked before a request
+    goes upstream, so a used-up budget costs nothing more.
+    """
+
+    DAY = 86_400
+
+    def __init__(
+        self, per_client: int, per_server: int, counters: Counters,
+        clock: Callable[[], float] = time.time,
+    ) -> None:  # fmt: skip
+        self.per_client = per_client
+        self.per_server = per_server
+        self.counters = counters
+        self._clock = clock
+
+    @property
+    def active(self) -> bool:
+        return self.per_client > 0 or self.per_server > 0
+
+    async def check(self, client: str) -> None:
+        day, retry_after = self._today()
+        for budget, key, whose in (
+            (self.per_client, f"tokens:{day}:client:{client}", "your"),
+            (self.per_server, f"tokens:{day}:server", "this server's"),
+        ):
+            if budget > 0 and await self.counters.total(key) >= budget:
+                raise APIError(
+                    429,
+                    f"The daily budget of {budget:,} tokens is used up ({whose} budget). "
+                    f"It renews at midnight UTC, in {retry_after // 3600} h "
+                    f"{retry_after % 3600 // 60} min.",
+                    "budget_exhausted",
+                    headers={"Retry-After": str(retry_after)},
+                )
+
+    async def spend(self, client: str, tokens: int) -> None:
+        if tokens <= 0 or not self.active:
             return
-        self._last_sweep = now
-        for client in [
-            c for c, hits in self._hits.items() if not hits or hits[-1] <= now - self.WINDOW
-        ]:
-            del self._hits[client]
+        day, _ = self._today()
+        ttl = 2 * self.DAY
+        if self.per_client > 0:
+            await self.counters.add(f"tokens:{day}:client:{client}", tokens, ttl)
+        if self.per_server > 0:
+            await self.counters.add(f"tokens:{day}:server", tokens, ttl)
+
+    def _today(self) -> tuple[int, int]:
+        now = self._clock()
+        day = int(now // self.DAY)
+        return day, max(1, math.ceil((day + 1) * self.DAY - now))

@@ -9,7 +9,7 @@ at any moment (before the first byte too) closes the upstream request at once.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
-from .limits import read_body
+from .limits import Budgets, read_body
 from .providers import Destination
 from .settings import Settings
 
@@ -37,15 +37,20 @@ MAX_ERROR_BODY = 64 * 1024
 
 async def chat_completions(request: Request) -> Response:
     settings: Settings = request.app.state.settings
-    request.app.state.rate_limiter.check(client_key(request))
+    client = request.app.state.identity.of(request)  # 401 without a valid client token
+    await request.app.state.rate_limiter.check(client)
+    budgets: Budgets = request.app.state.budgets
+    await budgets.check(client)  # 429 before any upstream call once a budget is used up
     payload = clean_payload(await read_body(request, settings.max_body_bytes), settings)
     where = settings.destination(payload["model"])
     payload["model"] = where.model  # the upstream knows the bare name
-    return UpstreamResponse(request.app.state.upstream.get(), where, payload)
+    if budgets.active and payload["stream"]:
+        payload["stream_options"] = {**(payload.get("stream_options") or {}), "include_usage": True}
 
+    async def spend(tokens: int) -> None:
+        await budgets.spend(client, tokens)
 
-def client_key(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    return UpstreamResponse(request.app.state.upstream.get(), where, payload, on_usage=spend)
 
 
 def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:
@@ -82,12 +87,14 @@ class UpstreamResponse(Response):
     """Relays one request to the upstream while watching for the client to disconnect."""
 
     def __init__(
-        self, http: httpx.AsyncClient, where: Destination, payload: dict[str, Any]
-    ) -> None:
+        self, http: httpx.AsyncClient, where: Destination, payload: dict[str, Any],
+        on_usage: Callable[[int], Awaitable[None]] | None = None,
+    ) -> None:  # fmt: skip
         super().__init__()
         self.http = http
         self.where = where
         self.payload = payload
+        self.on_usage = on_usage
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         async with anyio.create_task_group() as group:
@@ -134,6 +141,7 @@ class UpstreamResponse(Response):
             data = json.loads(body)
             if not isinstance(data, dict) or "choices" not in data:
                 raise ValueError("not a chat completion")
+            await self._spend(data)
         except httpx.HTTPError as exc:
             await _send_error(scope, send, _upstream_error(exc))
             return
@@ -160,6 +168,8 @@ class UpstreamResponse(Response):
                     raise ValueError("an event that is not an object")
                 if "error" in event:
                     raise APIError(502, _message_of(event["error"]), "upstream_error")
+                if event.get("usage"):
+                    await self._spend(event)
                 finished = finished or _has_finish_reason(event)
                 await body(b"data: " + data.encode() + b"\n\n")
             else:
@@ -176,6 +186,12 @@ class UpstreamResponse(Response):
         except ValueError:
             await body(APIError(502, BAD_ANSWER, "bad_upstream_response").sse_event())
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _spend(self, event: dict[str, Any]) -> None:
+        usage = event.get("usage")
+        total = usage.get("total_tokens") if isinstance(usage, dict) else None
+        if self.on_usage is not None and isinstance(total, int) and not isinstance(total, bool):
+            await self.on_usage(total)
 
 
 BAD_ANSWER = "The model service sent an answer this server cannot read."

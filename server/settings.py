@@ -7,6 +7,7 @@ which wins over the default. `OPTIONS` is the table the README reproduces.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -38,6 +39,11 @@ class Settings:
     max_choices: int = 1
     image_hosts: tuple[str, ...] = ()
     workers: int = 1
+    redis_url: str | None = field(default=None, repr=False)
+    forwarded_allow_ips: tuple[str, ...] = ()
+    client_daily_tokens: int = 0
+    daily_tokens: int = 0
+    client_secret: str | None = field(default=None, repr=False)
     config: str | None = None
     #: several upstreams, from `config` (see server/providers.py); empty: one upstream
     providers: tuple[Provider, ...] = ()
@@ -72,6 +78,16 @@ class Settings:
         for name in ("max_body_bytes", "max_tokens", "max_choices", "workers"):
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1")
+        if self.client_daily_tokens < 0 or self.daily_tokens < 0:
+            raise SettingsError("token budgets must be 0 (none) or more")
+        for proxy in self.forwarded_allow_ips:
+            if proxy != "*":
+                try:
+                    ipaddress.ip_network(proxy, strict=False)
+                except ValueError as exc:
+                    raise SettingsError(
+                        f"--forwarded-allow-ips: {proxy!r} is not an IP address or network"
+                    ) from exc
         if self.rate_limit < 0 or self.upstream_timeout <= 0:
             raise SettingsError("rate_limit must be 0 or more and upstream_timeout above 0")
 
@@ -157,6 +173,17 @@ OPTIONS: tuple[Option, ...] = (
            "hosts whose images answers may show inline (others show as links)", _csv, True),
     Option("workers", "--workers", "CHATKEEP_WORKERS",
            "uvicorn worker processes (each keeps its own rate limit without Redis)", int),
+    Option("redis_url", "--redis-url", "CHATKEEP_REDIS_URL",
+           "Redis shared by every worker and server: one rate limit, one budget"),
+    Option("forwarded_allow_ips", "--forwarded-allow-ips", "CHATKEEP_FORWARDED_ALLOW_IPS",
+           "proxies whose X-Forwarded-For names the client (IPs or networks; * for any)",
+           _csv, True),
+    Option("client_daily_tokens", "--client-daily-tokens", "CHATKEEP_CLIENT_DAILY_TOKENS",
+           "tokens a client may use per day (0: no budget)", int),
+    Option("daily_tokens", "--daily-tokens", "CHATKEEP_DAILY_TOKENS",
+           "tokens the whole server may use per day (0: no budget)", int),
+    Option("client_secret", "--client-secret", "CHATKEEP_CLIENT_SECRET",
+           "API calls need a token signed with it (chatkeep.sign_client_token); prefer the env"),
     Option("config", "--config", "CHATKEEP_CONFIG",
            "a TOML file of providers (several upstreams), see docs/deployment.md"),
 )  # fmt: skip

@@ -112,6 +112,8 @@ export interface ChatWidgetAttributes {
   "max-attachment-bytes"?: number | string;
   /** Space-separated hosts whose https images answers may show inline. */
   "image-hosts"?: string;
+  /** A client token (`chatkeep.sign_client_token`) when the server has a client secret. */
+  token?: string;
 }
 
 /** The <chat-widget> element. */
@@ -125,6 +127,8 @@ export interface ChatWidget extends HTMLElement {
    * tolerantly; an unreadable one opens a new conversation and warns in the console.
    */
   snapshot: Snapshot | string | null;
+  /** A client token from the host's backend, sent with every API call. */
+  token: string | null;
   /** The API base URL in use. */
   readonly endpoint: string;
   /** How much the files attached to one message may weigh together, in bytes. */

@@ -153,6 +153,8 @@ export class ChatWidget extends HTMLElement {
   #historyStore = null;
   /** @type {object | string | null} */
   #startupSnapshot = null;
+  /** @type {string | null} */
+  #token = null;
   #root;
   #started = deferred();
   #pendingTools = [];
@@ -200,7 +202,7 @@ export class ChatWidget extends HTMLElement {
     });
     this.session = new SessionHandle(this.#started.promise);
     // A page may set properties before this class is defined: take them over.
-    for (const name of ["historyStore", "snapshot"]) {
+    for (const name of ["historyStore", "snapshot", "token"]) {
       if (Object.prototype.hasOwnProperty.call(this, name)) {
         const value = this[name];
         delete this[name];
@@ -219,6 +221,18 @@ export class ChatWidget extends HTMLElement {
 
   set snapshot(value) {
     this.#startupSnapshot = value ?? null;
+  }
+
+  /**
+   * A client token from the host's backend (`chatkeep.sign_client_token`), sent with every
+   * API call when the server requires one; the `token` attribute, or set before connecting.
+   */
+  get token() {
+    return this.#token ?? this.getAttribute("token");
+  }
+
+  set token(value) {
+    this.#token = value ?? null;
   }
 
   /** A host-owned history store; assign it before the element is connected. */
@@ -253,6 +267,7 @@ export class ChatWidget extends HTMLElement {
       maxConversations: Math.max(1, Number.parseInt(this.getAttribute("max-conversations") ?? "20", 10) || 20),
       generateTitle: this.hasAttribute("generate-title"),
       snapshot: plainOrWarn(this.#startupSnapshot),
+      token: this.token,
     };
     const imageHosts = (this.getAttribute("image-hosts") ?? "").split(/[\s,]+/).filter(Boolean);
     // Until Markdown has loaded (long before the runtime has), text would show as typed.

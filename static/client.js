@@ -18,7 +18,7 @@ import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage
  * @typedef {{id: string, title: string, updated: number}} HistoryEntry
  * @typedef {{endpoint: string, model?: string | null, instructions?: string | null,
  *   history: "local" | "memory" | "off" | "host", prefix: string, maxConversations: number,
- *   generateTitle: boolean, snapshot?: object | string | null}} ClientConfig
+ *   generateTitle: boolean, snapshot?: object | string | null, token?: string | null}} ClientConfig
  * @typedef {{name: string, description?: string, parameters?: object,
  *   handler: (args: any) => string | Promise<string>, approval?: boolean}} ToolDefinition
  */

@@ -9,8 +9,9 @@
  * @param {string} url
  * @param {string} body
  * @param {AbortController} controller
+ * @param {Record<string, string>} headers  more request headers (the client token)
  */
-export function openStream(url, body, controller) {
+export function openStream(url, body, controller, headers = {}) {
   /** @type {string[]} */
   const queue = [];
   let finished = false;
@@ -28,7 +29,7 @@ export function openStream(url, body, controller) {
     try {
       const response = await fetch(url, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "text/event-stream" },
+        headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
         body,
         signal: controller.signal,
       });

@@ -16,6 +16,8 @@ let bridge = null;
 /** @type {import("./codec.js").Compression} Python's zlib once it runs (faster), else the browser's */
 let compression = streams;
 let endpoint = "";
+/** @type {Record<string, string>} the client token, when the host gave the widget one */
+let credentials = {};
 
 const channel = new Channel(self, {
   init: ({ config }) => boot(config),
@@ -88,6 +90,7 @@ async function storage(op, argument) {
 
 async function boot(config) {
   endpoint = config.endpoint.replace(/\/+$/, "");
+  credentials = config.token ? { authorization: `Bearer ${config.token}` } : {};
   const snapshot = fetchSnapshot();
   const [wheel, models] = await Promise.all([fetchWheel(), fetchModels()]);
   const start = (pyodide) => {
@@ -169,7 +172,7 @@ async function fetchWheel() {
 /** 3. The models the server offers, `{id, provider?}` (also while Pyodide boots); none when it cannot say. */
 async function fetchModels() {
   try {
-    const response = await fetch(`${endpoint}/models`);
+    const response = await fetch(`${endpoint}/models`, { headers: credentials });
     const { data } = await response.json();
     return data
       .filter((/** @type {any} */ model) => typeof model?.id === "string")
@@ -201,7 +204,7 @@ function startBridge(pyodide, config) {
   const host = {
     openStream: (body) => {
       const controller = new AbortController();
-      const stream = openStream(`${endpoint}/chat/completions`, body, controller);
+      const stream = openStream(`${endpoint}/chat/completions`, body, controller, credentials);
       return { next: () => stream.next(), close: () => controller.abort() };
     },
     callTool: (name, args) => channel.request("callTool", { name, arguments: args }),

@@ -1,0 +1,99 @@
+"""Who a request comes from: a signed client token's subject, or the client's address.
+
+Behind a load balancer the socket's address is the balancer's, so `--forwarded-allow-ips`
+names the proxies whose `X-Forwarded-For` is believed: the client is the right-most address
+there that is not itself a trusted proxy. From anyone else the header is ignored, since any
+client can set it.
+
+With `CHATKEEP_CLIENT_SECRET`, API calls need a token the host's backend made with
+`sign_client_token(secret, subject, ttl_seconds)`: `<payload>.<signature>`, both Base64url,
+the payload `{"sub", "exp"}` and the signature an HMAC-SHA256 of it. The token is reusable
+until it expires and never goes upstream.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import ipaddress
+import json
+import time
+from collections.abc import Iterable
+
+from starlette.requests import Request
+
+from .errors import APIError
+
+
+def sign_client_token(secret: str, subject: str, ttl_seconds: int) -> str:
+    """A token that lets `subject` use the API for `ttl_seconds`, for the widget's `token`."""
+    if not secret:
+        raise ValueError("the client secret must not be empty")
+    payload = {"sub": str(subject), "exp": int(time.time()) + int(ttl_seconds)}
+    body = _encode(json.dumps(payload, separators=(",", ":")).encode())
+    return f"{body}.{_signature(secret, body)}"
+
+
+def verify_client_token(secret: str, token: str, now: float | None = None) -> str:
+    """The token's subject, or `APIError` 401 saying why it is refused."""
+    body, _, signature = token.partition(".")
+    if not body or not hmac.compare_digest(signature, _signature(secret, body)):
+        raise _unauthorized("The client token is not valid.")
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        subject, expires = str(payload["sub"]), int(payload["exp"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise _unauthorized("The client token is not valid.") from exc
+    if expires <= (time.time() if now is None else now):
+        raise _unauthorized("The client token has expired: ask the page for a new one.")
+    return subject
+
+
+class ClientIdentity:
+    """Names the client of a request, for limits and budgets."""
+
+    def __init__(self, trusted_proxies: Iterable[str], secret: str | None) -> None:
+        self.trusted = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies if p != "*"]
+        self.trust_all = "*" in trusted_proxies
+        self.secret = secret
+
+    def of(self, request: Request) -> str:
+        if self.secret:
+            header = request.headers.get("authorization", "")
+            token = header[7:].strip() if header[:7].lower() == "bearer " else ""
+            if not token:
+                raise _unauthorized("This chat server needs a client token (the widget's token).")
+            return "subject:" + verify_client_token(self.secret, token)
+        return "address:" + self.address(request)
+
+    def address(self, request: Request) -> str:
+        peer = request.client.host if request.client else "unknown"
+        if not self._is_trusted(peer):
+            return peer
+        forwarded = [a.strip() for a in request.headers.get("x-forwarded-for", "").split(",")]
+        for address in reversed([a for a in forwarded if a]):
+            if not self._is_trusted(address):
+                return address
+        return peer
+
+    def _is_trusted(self, address: str) -> bool:
+        if self.trust_all:
+            return True
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in self.trusted)
+
+
+def _signature(secret: str, body: str) -> str:
+    return _encode(hmac.new(secret.encode(), body.encode(), hashlib.sha256).digest())
+
+
+def _encode(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unauthorized(message: str) -> APIError:
+    return APIError(401, message, "invalid_client_token", headers={"WWW-Authenticate": "Bearer"})
