@@ -32,3 +32,11 @@ def server() -> Iterator[RunningServer]:
 @pytest.fixture(scope="session")
 def base_url(server: RunningServer) -> str:
     return server.url
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]:
+    """Service workers off: most pages here are served by Playwright (`page.route`), which a
+    service worker, going to the network itself, would not see. test_offline_page.py turns
+    them on in a context of its own."""
+    return {**browser_context_args, "service_workers": "block"}

@@ -3,12 +3,23 @@ load with the network off; sending waits for the network and says so."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from pages import BOOT_TIMEOUT, log
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 READY = "document.querySelector('chat-widget')?.session?.ready.then(() => true)"
 KEPT = """async () => { const c = await caches.open('chatkeep-current');
   return Boolean(await c.match(new URL('/static/chatkeep-offline-build', location.href))); }"""
+
+
+@pytest.fixture
+def page(browser: Browser, base_url: str) -> Iterator[Page]:
+    """A context that allows service workers (the others block them)."""
+    context = browser.new_context(base_url=base_url, service_workers="allow")
+    yield context.new_page()
+    context.close()
 
 
 def test_after_one_visit_the_chat_and_its_history_work_offline(page: Page) -> None:
@@ -20,7 +31,9 @@ def test_after_one_visit_the_chat_and_its_history_work_offline(page: Page) -> No
     expect(page.get_by_role("button", name="Send")).to_be_visible()
     page.wait_for_function(KEPT, timeout=60_000)  # the build is cached whole
     build = page.evaluate("fetch('/static/offline.json').then(r => r.json()).then(m => m.build)")
-    assert sorted(page.evaluate("caches.keys()")) == ["chatkeep-current", f"chatkeep-{build}"]
+    assert sorted(page.evaluate("caches.keys()")) == sorted(
+        ["chatkeep-current", f"chatkeep-{build}"]
+    )
 
     page.context.set_offline(True)
     page.reload()

@@ -114,6 +114,10 @@ export interface ChatWidgetAttributes {
   "image-hosts"?: string;
   /** A client token (`chatkeep.sign_client_token`) when the server has a client secret. */
   token?: string;
+  /** `inline` (default) or `launcher`: a floating "Open chat" button opens a panel. */
+  mode?: "inline" | "launcher";
+  /** A JSON array of strings: buttons on an empty chat, each sending its text. */
+  suggestions?: string;
 }
 
 /** The <chat-widget> element. */
@@ -129,6 +133,8 @@ export interface ChatWidget extends HTMLElement {
   snapshot: Snapshot | string | null;
   /** A client token from the host's backend, sent with every API call. */
   token: string | null;
+  /** Buttons on an empty chat, each sending its text (also the `suggestions` attribute). */
+  suggestions: string[];
   /** The API base URL in use. */
   readonly endpoint: string;
   /** How much the files attached to one message may weigh together, in bytes. */
@@ -144,8 +150,21 @@ export declare const ChatWidget: {
   define(tag?: string, registry?: CustomElementRegistry): unknown;
 };
 
+/** Events on the element; all bubble and cross the shadow boundary (`composed`). */
+export interface ChatWidgetEventMap {
+  /** Python is running and history is loaded. */
+  "chatkeep-ready": CustomEvent<Record<string, never>>;
+  /** A message a turn settled (the person's, an answer, a tool result). */
+  "chatkeep-message": CustomEvent<Message>;
+  /** An alert was shown. */
+  "chatkeep-error": CustomEvent<{ message: string }>;
+  /** The open conversation changed. */
+  "chatkeep-conversation": CustomEvent<{ id: string; title: string }>;
+}
+
 declare global {
   interface HTMLElementTagNameMap {
     "chat-widget": ChatWidget;
   }
+  interface HTMLElementEventMap extends ChatWidgetEventMap {}
 }

@@ -20,13 +20,16 @@ const ICONS = {
   clock: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/></svg>',
   plus: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 5v14M5 12h14"/></svg>',
   back: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M15 5l-7 7 7 7"/></svg>',
+  chat: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 5h16v11H9l-5 4z"/></svg>',
+  close: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18"/></svg>',
   clip: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M20 11.5l-7.8 7.8a5 5 0 01-7.1-7.1l8.5-8.5a3.3 3.3 0 014.7 4.7l-8.5 8.5a1.7 1.7 0 01-2.4-2.4l7.8-7.8"/></svg>',
 };
 
 const TEMPLATE = `
 <link rel="stylesheet" href="${STYLESHEET}">
+<button type="button" class="launcher" part="launcher" aria-label="Open chat" aria-expanded="false" hidden>${ICONS.chat}</button>
 <div class="chat" part="chat">
-  <header>
+  <header part="header">
     <h2 class="title">New conversation</h2>
     <div class="choices">
       <select class="model" aria-label="Model"></select>
@@ -36,12 +39,14 @@ const TEMPLATE = `
     </div>
     <button type="button" class="icon history-button" aria-label="History" title="History">${ICONS.clock}</button>
     <button type="button" class="icon new" aria-label="New conversation" title="New conversation">${ICONS.plus}</button>
+    <button type="button" class="icon close" aria-label="Close chat" title="Close chat" hidden>${ICONS.close}</button>
   </header>
   <div class="loading" role="progressbar" aria-label="Loading the chat"><span></span></div>
   <div class="alert" role="alert" hidden></div>
-  <div class="transcript" role="log" aria-label="Conversation">
+  <div class="transcript" role="log" aria-label="Conversation" part="transcript">
     <div class="greeting">
       <p>Hello! Ask me anything.</p>
+      <div class="suggestions" hidden></div>
       <section class="recent" hidden>
         <h3>Recent</h3>
         <ul role="list" aria-label="Recent conversations"></ul>
@@ -49,7 +54,7 @@ const TEMPLATE = `
       </section>
     </div>
   </div>
-  <form class="composer">
+  <form class="composer" part="composer">
     <ul class="files" aria-label="Files to send" hidden></ul>
     <div class="row">
       <button type="button" class="icon attach" aria-label="Attach" title="Attach files">${ICONS.clip}</button>
@@ -61,6 +66,7 @@ const TEMPLATE = `
   </form>
   <p class="offline" role="status" hidden>You are offline: sending is paused until the network returns.</p>
   <p class="usage" aria-live="polite"></p>
+  <p class="announce" aria-live="polite"></p>
   <section class="history-page" aria-label="History" hidden>
     <header>
       <button type="button" class="icon back" aria-label="Back" title="Back">${ICONS.back}</button>
@@ -155,6 +161,9 @@ export class ChatWidget extends HTMLElement {
   #startupSnapshot = null;
   /** @type {string | null} */
   #token = null;
+  /** @type {string[] | null} */
+  #suggestions = null;
+  #conversationId = "";
   #root;
   #started = deferred();
   #pendingTools = [];
@@ -186,6 +195,11 @@ export class ChatWidget extends HTMLElement {
       thinking: $(".thinking"),
       usage: $(".usage"),
       offline: $(".offline"),
+      suggestions: $(".suggestions"),
+      announce: $(".announce"),
+      launcher: $(".launcher"),
+      close: $(".close"),
+      chat: $(".chat"),
     };
     this.#historyView = new HistoryView(this.#root, {
       open: (conversationId) => this.#act("open", { conversationId }),
@@ -202,7 +216,7 @@ export class ChatWidget extends HTMLElement {
     });
     this.session = new SessionHandle(this.#started.promise);
     // A page may set properties before this class is defined: take them over.
-    for (const name of ["historyStore", "snapshot", "token"]) {
+    for (const name of ["historyStore", "snapshot", "token", "suggestions"]) {
       if (Object.prototype.hasOwnProperty.call(this, name)) {
         const value = this[name];
         delete this[name];
@@ -233,6 +247,22 @@ export class ChatWidget extends HTMLElement {
 
   set token(value) {
     this.#token = value ?? null;
+  }
+
+  /** Questions offered as buttons on an empty chat; also the `suggestions` attribute (JSON). */
+  get suggestions() {
+    if (this.#suggestions) return this.#suggestions;
+    try {
+      const parsed = JSON.parse(this.getAttribute("suggestions") ?? "[]");
+      return Array.isArray(parsed) ? parsed.filter((item) => typeof item === "string") : [];
+    } catch {
+      return [];
+    }
+  }
+
+  set suggestions(value) {
+    this.#suggestions = Array.isArray(value) ? value.map(String) : null;
+    if (this.client) this.#renderLists();
   }
 
   /** A host-owned history store; assign it before the element is connected. */
@@ -311,15 +341,28 @@ export class ChatWidget extends HTMLElement {
   /** @param {WidgetClient} client */
   #wire(client) {
     const { form, message, send, stop, model, thinking, log, recent } = this.#elements;
-    client.addEventListener("meta", () => this.#renderMeta());
+    client.addEventListener("meta", () => {
+      this.#renderMeta();
+      if (client.state.id !== this.#conversationId) {
+        this.#conversationId = client.state.id;
+        this.#announceEvent("chatkeep-conversation", { id: client.state.id, title: client.state.title });
+      }
+    });
     client.addEventListener("messages", (event) => {
-      const { at } = /** @type {CustomEvent} */ (event).detail;
+      const { at, add, turn } = /** @type {CustomEvent} */ (event).detail;
       this.#transcript.messagesChanged(client.state.messages, at);
       this.#renderLists(); // the live conversation may have become (or stopped being) empty
+      // Each message a turn settles is news for the host; opening a conversation is not.
+      if (turn) for (const message of add) this.#announceEvent("chatkeep-message", structuredClone(message));
     });
     client.addEventListener("draft", () => this.#transcript.draftChanged(client.draft));
     client.addEventListener("history", () => this.#renderLists());
     client.addEventListener("alert", (event) => this.#showAlert(/** @type {CustomEvent} */ (event).detail));
+    this.#elements.suggestions.addEventListener("click", (event) => {
+      const choice = /** @type {HTMLElement} */ (event.target).closest("button");
+      if (choice?.textContent) this.#act("send", { text: choice.textContent });
+    });
+    this.#wireLauncher();
     // Offline, history stays readable; sending waits for the network, and says so.
     const connectivity = () => this.client && this.#renderMeta();
     addEventListener("online", connectivity);
@@ -329,6 +372,7 @@ export class ChatWidget extends HTMLElement {
         this.#elements.loading.remove();
         this.#renderMeta();
         this.#renderLists();
+        this.#announceEvent("chatkeep-ready", {});
       },
       (error) => {
         this.#elements.loading.remove();
@@ -358,6 +402,16 @@ export class ChatWidget extends HTMLElement {
       if (row) this.#act("open", { conversationId: row.getAttribute("data-id") });
     });
     log.addEventListener("click", (event) => {
+      const answer = /** @type {HTMLElement} */ (event.target).closest("button.copy-answer");
+      if (answer) {
+        const index = Number(answer.getAttribute("data-index"));
+        const text = client.state.messages[index]?.content ?? "";
+        navigator.clipboard?.writeText(text).then(
+          () => this.#announce("Copied"),
+          () => this.#showAlert("Copying needs permission to use the clipboard."),
+        );
+        return;
+      }
       const copy = /** @type {HTMLElement} */ (event.target).closest("button.copy");
       if (copy) {
         const code = copy.closest(".code")?.querySelector("code")?.textContent ?? "";
@@ -440,6 +494,18 @@ export class ChatWidget extends HTMLElement {
     const client = /** @type {WidgetClient} */ (this.client);
     const { state, history } = client;
     this.#elements.greeting.hidden = state.messages.length > 0 || state.busy;
+    const offered = this.suggestions;
+    const { suggestions } = this.#elements;
+    if (suggestions.dataset.offered !== offered.join("\n")) {
+      suggestions.dataset.offered = offered.join("\n");
+      suggestions.replaceChildren(...offered.map((text) => {
+        const choice = document.createElement("button");
+        choice.type = "button";
+        choice.textContent = text;
+        return choice;
+      }));
+    }
+    suggestions.hidden = offered.length === 0;
     this.#historyView.render(history, state.id);
     const { recent } = this.#elements;
     const list = recent.querySelector("ul");
@@ -465,6 +531,54 @@ export class ChatWidget extends HTMLElement {
   #showAlert(text) {
     this.#elements.alert.textContent = text;
     this.#elements.alert.hidden = false;
+    this.#announceEvent("chatkeep-error", { message: text });
+  }
+
+  /** A DOM event on the element that bubbles and crosses the shadow boundary. */
+  #announceEvent(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+
+  /** A short message for screen readers (and a glance), gone after a moment. */
+  #announce(text) {
+    const { announce } = this.#elements;
+    announce.textContent = text;
+    clearTimeout(this.#announceTimer);
+    this.#announceTimer = setTimeout(() => (announce.textContent = ""), 2000);
+  }
+
+  #announceTimer = 0;
+
+  /** `mode="launcher"`: a floating button opens the chat as a panel; open or closed survives a reload. */
+  #wireLauncher() {
+    if (this.getAttribute("mode") !== "launcher") return;
+    const { launcher, close, message } = this.#elements;
+    const key = `${this.getAttribute("storage-prefix") || "chatkeep"}:launcher-open`;
+    const setOpen = (open, focus = true) => {
+      this.toggleAttribute("open", open);
+      launcher.setAttribute("aria-expanded", String(open));
+      launcher.hidden = open;
+      try {
+        localStorage.setItem(key, open ? "1" : "0");
+      } catch {
+        // a full or blocked storage only forgets whether the panel was open
+      }
+      if (focus) (open ? message : launcher).focus();
+    };
+    launcher.hidden = false;
+    close.hidden = false;
+    launcher.addEventListener("click", () => setOpen(true));
+    close.addEventListener("click", () => setOpen(false));
+    this.#elements.chat.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && this.hasAttribute("open") && !event.defaultPrevented) setOpen(false);
+    });
+    let wasOpen = false;
+    try {
+      wasOpen = localStorage.getItem(key) === "1";
+    } catch {
+      wasOpen = false;
+    }
+    setOpen(wasOpen, false);
   }
 
   #clearAlert() {

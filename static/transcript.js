@@ -121,6 +121,13 @@ export class Transcript {
       this.#renderText(body, message.content ?? "");
       node.append(body);
       if (message.tool_calls?.length) node.append(toolCalls(message.tool_calls));
+      if (message.content) {
+        const actions = element("div", "actions");
+        const copy = button("Copy", "copy-answer", index);
+        copy.classList.add("copy-answer");
+        actions.append(copy);
+        node.append(actions);
+      }
       if (message.error) {
         node.classList.add("failed");
         const note = element("p", "interrupted");

@@ -288,7 +288,9 @@ class Bridge:
         while at < limit and settled[at] is self._shown[at]:
             at += 1
         if at < len(self._shown) or at < len(settled):
-            self._emit("messages", {"at": at, "add": self._added(settled[at:])})
+            # `turn`: added by a running turn (news for the host), not by opening a conversation.
+            change = {"at": at, "add": self._added(settled[at:]), "turn": self.session.busy}
+            self._emit("messages", change)
         self._shown = settled
         if self.session.answer is None and self._answer is not None:
             self._answer = None

@@ -143,8 +143,8 @@ def test_a_streamed_answer_sends_only_appended_text_and_one_splice() -> None:
     assert all(at == sum(len(p) for _, p, _ in drafts[:i]) for i, (at, _, _) in enumerate(drafts))
     splices = [data for kind, data in host.events if kind == "messages"]
     assert splices == [
-        {"at": 0, "add": [{"role": "user", "content": "Tell me a story"}]},
-        {"at": 1, "add": [{"role": "assistant", "streamed": True}]},  # its text came as drafts
+        {"at": 0, "add": [{"role": "user", "content": "Tell me a story"}], "turn": True},
+        {"at": 1, "add": [{"role": "assistant", "streamed": True}], "turn": True},  # as drafts
     ]
     assert host.events[-1][0] == "meta" and host.events[-1][1]["busy"] is False
     assert [data for kind, data in host.events if kind == "draft"][-1] is None
@@ -182,10 +182,12 @@ def test_opening_another_conversation_sends_it_whole_once() -> None:
     call(bridge, "send", text="first")
     first = call(bridge, "save")["result"]
     call(bridge, "restore", snapshot=None)
-    assert [d for k, d in host.events if k == "messages"][-1] == {"at": 0, "add": []}
+    assert [d for k, d in host.events if k == "messages"][-1] == {"at": 0, "add": [],
+                                                                  "turn": False}  # fmt: skip
     host.events.clear()
     call(bridge, "open", conversationId=first["id"])
-    assert [d for k, d in host.events if k == "messages"] == [{"at": 0, "add": first["messages"]}]
+    opened = [d for k, d in host.events if k == "messages"]
+    assert opened == [{"at": 0, "add": first["messages"], "turn": False}]
     assert [k for k, _ in host.events].count("meta") == 1
 
 

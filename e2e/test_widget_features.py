@@ -1,0 +1,88 @@
+"""What people expect of a chat widget: events, suggestions, copying an answer, a launcher."""
+
+from __future__ import annotations
+
+from pages import host_page, log, send, wait_ready
+from playwright.sync_api import Page, expect
+
+LISTEN = """
+window.heard = [];
+const types = ['ready', 'message', 'error', 'conversation'].map((name) => 'chatkeep-' + name);
+for (const type of types) document.addEventListener(
+  type, (event) => window.heard.push([type, event.detail, event.composed]));
+"""
+
+
+def test_events_bubble_out_of_the_element(page: Page) -> None:
+    host_page(page, 'history="memory"', script=LISTEN)
+    page.wait_for_function("window.heard.some(([type]) => type === 'chatkeep-ready')")
+    send(page, "My name is Eve")
+    heard = page.evaluate("window.heard")
+    messages = [detail for kind, detail, _ in heard if kind == "chatkeep-message"]
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert "Eve" in messages[1]["content"]
+    assert all(composed for _, _, composed in heard)
+    conversation_id = page.evaluate("document.querySelector('chat-widget').client.state.id")
+    assert ["chatkeep-conversation", conversation_id] in [[k, d.get("id")] for k, d, _ in heard]
+    page.evaluate("document.querySelector('chat-widget').session.setHistory([{role: 'robot'}])"
+                  ".catch(() => {})")  # fmt: skip
+    page.get_by_role("button", name="History").click()
+    page.get_by_role("button", name="Back").click()
+    page.route("**/api/chat/completions", lambda route: route.fulfill(
+        status=500, json={"error": {"message": "The model service failed."}}))  # fmt: skip
+    page.get_by_role("textbox", name="Message").fill("Again")
+    page.get_by_role("button", name="Send").click()
+    page.wait_for_function("window.heard.some(([type]) => type === 'chatkeep-error')")
+    errors = [d for k, d, _ in page.evaluate("window.heard") if k == "chatkeep-error"]
+    assert "failed" in errors[-1]["message"]
+
+
+def test_suggestions_send_and_then_go_away(page: Page) -> None:
+    host_page(page, """history="memory" suggestions='["My name is Sam", "What can you do?"]'""")
+    expect(page.get_by_role("button", name="What can you do?")).to_be_visible()
+    page.get_by_role("button", name="My name is Sam").click()
+    expect(log(page).locator("article[data-role=assistant]")).to_contain_text("Sam")
+    expect(page.get_by_role("button", name="What can you do?")).to_be_hidden()
+
+
+def test_copy_under_an_answer_copies_its_markdown_and_says_so(page: Page) -> None:
+    host_page(page, 'history="memory"')
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    send(page, "My name is Kim")
+    answer = log(page).locator("article[data-role=assistant]")
+    answer.get_by_role("button", name="Copy").click()
+    expect(page.get_by_text("Copied")).to_be_attached()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert "Kim" in copied
+    assert copied == page.evaluate(
+        "document.querySelector('chat-widget').client.state.messages[1].content"
+    )
+
+
+def test_the_launcher_opens_and_closes_the_chat_and_remembers(page: Page) -> None:
+    host_page(page, 'history="memory" mode="launcher"')
+    opener = page.get_by_role("button", name="Open chat")
+    expect(opener).to_be_visible()
+    expect(page.get_by_role("textbox", name="Message")).to_be_hidden()
+    opener.click()
+    message = page.get_by_role("textbox", name="Message")
+    expect(message).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(message).to_be_hidden()
+    expect(opener).to_be_focused()
+    opener.click()
+    page.reload()
+    wait_ready(page)
+    expect(page.get_by_role("textbox", name="Message")).to_be_visible()  # still open
+    page.get_by_role("button", name="Close chat").click()
+    expect(page.get_by_role("button", name="Open chat")).to_be_visible()
+
+
+def test_the_launcher_panel_fills_a_phone_screen(page: Page) -> None:
+    page.set_viewport_size({"width": 360, "height": 740})
+    host_page(page, 'history="memory" mode="launcher"')
+    page.get_by_role("button", name="Open chat").click()
+    box = page.locator("chat-widget").evaluate(
+        "el => el.shadowRoot.querySelector('.chat').getBoundingClientRect().toJSON()"
+    )
+    assert (round(box["width"]), round(box["height"])) == (360, 740)
