@@ -90,8 +90,10 @@ def test_the_launcher_panel_fills_a_phone_screen(page: Page) -> None:
 
 def test_colours_and_parts_can_be_styled_from_the_page(page: Page) -> None:
     host_page(page, 'history="memory" mode="launcher"')
-    page.add_style_tag(content="chat-widget { --chatkeep-accent: rgb(10, 125, 79); }"
-                               "chat-widget::part(launcher) { outline: 3px solid rgb(1, 2, 3); }")  # fmt: skip
+    page.add_style_tag(
+        content="chat-widget { --chatkeep-accent: rgb(10, 125, 79); }"
+        "chat-widget::part(launcher) { outline: 3px solid rgb(1, 2, 3); }"
+    )
     launcher = page.get_by_role("button", name="Open chat")
     assert launcher.evaluate("b => getComputedStyle(b).backgroundColor") == "rgb(10, 125, 79)"
     assert launcher.evaluate("b => getComputedStyle(b).outlineColor") == "rgb(1, 2, 3)"
