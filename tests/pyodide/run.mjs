@@ -45,11 +45,13 @@ if (corpusMounted) {
 
 // Not mounted: the host path, which Pyodide cannot see, so the skip message names it.
 pyodide.globals.set("corpus_path", corpusMounted ? "/corpus" : CORPUS);
+pyodide.globals.set("in_ci", Boolean(process.env.CI));
 pyodide.globals.set("pytest_args", pyodide.toPy(process.argv.slice(2)));
 const exitCode = await pyodide.runPythonAsync(`
 import importlib, os, sys
 importlib.invalidate_caches()  # site-packages changed after start-up
 os.environ["CHATKEEP_CORPUS"] = corpus_path
+if in_ci: os.environ["CI"] = "true"
 os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = "/tmp/hypothesis"
 os.chdir("/tmp")
 import widget

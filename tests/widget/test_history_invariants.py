@@ -28,7 +28,7 @@ from scripted import pause, run, text_chunk
 from widget import Session
 from widget.conversations import Conversations
 from widget.errors import WidgetError
-from widget.history import Change, Entry, History, MemoryKeyValue, StorageFull
+from widget.history import Change, Conflict, Entry, History, MemoryKeyValue, StorageFull
 from widget.snapshots import Snapshot, from_dict, repair
 from widget.titles import clean_title
 
@@ -62,6 +62,9 @@ class FaultyStore(MemoryKeyValue):
             self.full_next = False
             raise StorageFull("full, as a browser's storage can be")
         if self.crash_after is not None:
+            for key, expected in (expect or {}).items():  # the page checks before it writes
+                if self.data.get(key) != expected:
+                    raise Conflict(f"{key} was changed elsewhere")
             applied, self.crash_after = changes[: self.crash_after], None
             for key, value in applied:  # one by one, as the page would, until it dies
                 if value is None:
@@ -214,23 +217,26 @@ class World:
                            for k, v in names.items()})  # fmt: skip
         return True
 
-    def other_tab_turn(self, pick: int) -> None:
-        """The second tab continues (or starts) a conversation the first one may have open."""
+    def other_tab_opens(self, pick: int) -> tuple[Entry, Snapshot] | None:
+        """The second tab reloads its list and opens one of the kept conversations."""
         run(self.other.load())
         entries = self.other.entries()
         if not entries:
-            return
+            return None
         entry = entries[pick % len(entries)]
         data = run(self.other.read(entry.id))
-        if data is None:
+        return None if data is None else (entry, from_dict(data))
+
+    def other_tab_turn(self, pick: int) -> None:
+        """The second tab continues a conversation the first one may have open."""
+        if (opened := self.other_tab_opens(pick)) is None:
             return
-        snapshot = from_dict(data)
+        entry, snapshot = opened
         messages = [*snapshot.messages, {"role": "user", "content": "from the other tab"},
                     {"role": "assistant", "content": "answered there"}]  # fmt: skip
-        updated = next(self.clock)
-        turn = snapshot.with_messages(messages)
+        turn = replace(snapshot.with_messages(messages), updated=next(self.clock))
         with self.other_tab_writes(), contextlib.suppress(StorageFull):
-            run(self.other.keep(replace(turn, updated=updated), named=entry.named))
+            run(self.other.keep(turn, named=entry.named))
 
     @contextlib.contextmanager
     def other_tab_writes(self) -> Iterator[None]:
@@ -243,18 +249,12 @@ class World:
             run(self.tab.storage_changed(key))
 
     def other_tab_rename(self, pick: int) -> None:
-        run(self.other.load())
-        entries = self.other.entries()
-        if not entries:
-            return
-        entry = entries[pick % len(entries)]
-        data = run(self.other.read(entry.id))
-        if data is None:
+        if (opened := self.other_tab_opens(pick)) is None:
             return
         name = f"Named in the other tab {pick}"
         with self.other_tab_writes():
             try:
-                stored = run(self.other.keep(replace(from_dict(data), title=name), named=True))
+                stored = run(self.other.keep(replace(opened[1], title=name), named=True))
             except StorageFull:
                 return
         self.named[stored.id] = name
