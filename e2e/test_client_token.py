@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from pages import BOOT_TIMEOUT, log
+from pages import host_page, log
 from playwright.sync_api import Page, expect
 from servers import ChatkeepServer
 
@@ -21,28 +21,16 @@ def guarded() -> Iterator[str]:
         yield server.url
 
 
-def open_with(page: Page, url: str, attributes: str) -> None:
-    html = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>t</title>
-<script type="module" src="/static/chat-widget.js"></script></head><body><main><h1>t</h1>
-<chat-widget history="memory" {attributes} style="height:90vh"></chat-widget></main>
-</body></html>"""
-    page.route("**/token-page", lambda route: route.fulfill(body=html, content_type="text/html"))
-    page.goto(f"{url}/token-page")
-    page.wait_for_function(
-        "document.querySelector('chat-widget')?.session?.ready.then(() => true)",
-        timeout=BOOT_TIMEOUT,
-    )
-
-
 def test_the_widget_chats_with_a_signed_token(page: Page, guarded: str) -> None:
-    open_with(page, guarded, f'token="{sign_client_token(SECRET, "visitor-7", 300)}"')
+    token = sign_client_token(SECRET, "visitor-7", 300)
+    host_page(page, f'history="memory" token="{token}"', base=guarded)
     page.get_by_role("textbox", name="Message").fill("My name is Tom")
     page.get_by_role("button", name="Send").click()
     expect(log(page).locator("article[data-role=assistant]")).to_contain_text("Tom")
 
 
 def test_without_a_token_the_person_is_told(page: Page, guarded: str) -> None:
-    open_with(page, guarded, "")
+    host_page(page, 'history="memory"', base=guarded)
     page.get_by_role("textbox", name="Message").fill("Hello?")
     page.get_by_role("button", name="Send").click()
     expect(page.get_by_role("alert")).to_contain_text("needs a client token")

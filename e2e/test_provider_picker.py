@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pages import BOOT_TIMEOUT, log, stored_conversations
+from pages import host_page, log, stored_conversations
 from playwright.sync_api import Page, expect
 from servers import ChatkeepServer
 
@@ -41,17 +41,7 @@ def test_a_conversation_goes_to_the_chosen_provider_and_reopens_on_it(
     page: Page, two_providers: tuple[str, FakeUpstream, FakeUpstream]
 ) -> None:
     url, cloud, local = two_providers
-    html = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>t</title>
-<script type="module" src="/static/chat-widget.js"></script></head><body><main><h1>t</h1>
-<chat-widget history="local" style="height:90vh"></chat-widget></main></body></html>"""
-    page.route(
-        "**/providers-page", lambda route: route.fulfill(body=html, content_type="text/html")
-    )
-    page.goto(f"{url}/providers-page")
-    page.wait_for_function(
-        "document.querySelector('chat-widget')?.session?.ready.then(() => true)",
-        timeout=BOOT_TIMEOUT,
-    )
+    host_page(page, 'history="local"', base=url)
     picker = page.get_by_role("combobox", name="Model")
     expect(picker).to_have_value("cloud/big-model")
     groups = picker.locator("optgroup")
