@@ -85,6 +85,7 @@ $(RUNTIME)/.stamp: static/node_modules/.package-lock.json $(VENV)/.stamp
 	cd $(RUNTIME)/pyodide && $(CURDIR)/$(VENV)/bin/pyodide py-compile --silent python_stdlib.zip
 	cp static/node_modules/markdown-it/dist/browser/markdown-it.esm.min.mjs $(RUNTIME)/vendor/markdown-it.mjs
 	cp static/node_modules/dompurify/dist/purify.es.mjs $(RUNTIME)/vendor/dompurify.mjs
+	cp static/node_modules/@highlightjs/cdn-assets/es/highlight.min.js $(RUNTIME)/vendor/highlight.mjs
 	for f in $(RUNTIME)/pyodide/*.{mjs,js,json,wasm} $(RUNTIME)/vendor/*.mjs; do gzip -kf9 "$$f"; done
 	touch $@
 

@@ -266,3 +266,22 @@ def test_streaming_redraws_only_the_answer_being_written(page: Page, guarded: li
     send(page, "Tell me a long story" + " with many words" * 20)
     assert page.evaluate("first => first.isConnected", first)
     assert page.evaluate("window.__replaced") == 0
+
+
+def test_code_is_highlighted_and_highlight_js_loads_only_for_code(
+    page: Page, guarded: list[str]
+) -> None:
+    loaded: list[str] = []
+    page.on("request", lambda r: loaded.append(r.url) if "highlight" in r.url else None)
+    host_page(page, 'history="memory"')
+    answer_with(page, "No code here, just words.",
+                "```python\ndef greet(name):\n    return f'hi {name}'  # friendly\n```")  # fmt: skip
+    send(page, "Say something")
+    assert loaded == []  # not needed yet
+    send(page, "Show me code")
+    code = log(page).locator("article[data-role=assistant]").last.locator("pre code")
+    expect(code.locator("span.hljs-keyword").first).to_have_text("def")
+    expect(code.locator("span.hljs-comment")).to_have_text("# friendly")
+    expect(code).to_have_text("def greet(name):\n    return f'hi {name}'  # friendly\n")
+    assert len(loaded) == 1
+    audit(page, guarded, 4)

@@ -82,7 +82,33 @@ export async function createRenderer({ imageHosts = [] } = {}) {
   return (target, text) => {
     const fragment = purify.sanitize(markdown.render(text), config);
     target.replaceChildren(fragment);
+    const blocks = target.querySelectorAll("pre code");
+    if (blocks.length) highlight(blocks, purify, config);
   };
+}
+
+/** @type {Promise<any> | null} highlight.js, loaded the first time an answer has code */
+let highlighter = null;
+
+/**
+ * Colours code blocks with highlight.js, which is loaded only once an answer has code. Its
+ * output (spans with classes around escaped text) is sanitised like everything else.
+ * @param {NodeListOf<Element>} blocks
+ */
+function highlight(blocks, purify, config) {
+  highlighter ??= import(new URL("highlight.mjs", VENDOR).href).then((module) => module.default);
+  highlighter.then((hljs) => {
+    for (const block of blocks) {
+      if (!block.isConnected || block.classList.contains("hljs")) continue;
+      const language = [...block.classList].find((c) => c.startsWith("language-"))?.slice(9);
+      const text = block.textContent ?? "";
+      const result = language && hljs.getLanguage(language)
+        ? hljs.highlight(text, { language, ignoreIllegals: true })
+        : hljs.highlightAuto(text);
+      block.replaceChildren(purify.sanitize(result.value, config));
+      block.classList.add("hljs");
+    }
+  }, () => {}); // without highlighting, code is still shown, plain
 }
 
 /** The URL as a browser would read it: entities, controls and whitespace taken out. */
