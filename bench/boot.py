@@ -56,7 +56,7 @@ def bench_boot() -> list[dict[str, Any]]:
         return (time.perf_counter() - start) * 1000
 
     def cold(browser: Browser, url: str) -> tuple[float, dict[str, int]]:
-        context = browser.new_context()
+        context = browser.new_context(service_workers="block")
         page = context.new_page()
         serve_pages(page)
         sizes: dict[str, int] = {}
@@ -79,7 +79,7 @@ def bench_boot() -> list[dict[str, Any]]:
             cold_widget.append(elapsed)
         warm: dict[str, list[float]] = {}
         for url in (bare_url, widget_url):
-            context = browser.new_context()
+            context = browser.new_context(service_workers="block")
             page = context.new_page()
             serve_pages(page)
             boot(page, url)

@@ -141,7 +141,7 @@ def bench_page() -> list[dict[str, Any]]:
             if Path("/usr/bin/chromium").exists():
                 launch["executable_path"] = "/usr/bin/chromium"
             browser = playwright.chromium.launch(**launch)
-            page = browser.new_page(viewport={"width": 900, "height": 800})
+            page = browser.new_page(viewport={"width": 900, "height": 800}, service_workers="block")
             page.add_init_script(PROBE)
             html = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>b</title>
 <script type="module" src="/static/chat-widget.js"></script></head><body>

@@ -24,7 +24,7 @@ document.querySelector('chat-widget').registerTool({
 
 @pytest.fixture
 def page(browser: Browser, base_url: str) -> Iterator[Page]:
-    context = browser.new_context(base_url=base_url, bypass_csp=True)
+    context = browser.new_context(base_url=base_url, bypass_csp=True, service_workers="block")
     yield context.new_page()
     context.close()
 

@@ -274,8 +274,8 @@ def test_code_is_highlighted_and_highlight_js_loads_only_for_code(
     loaded: list[str] = []
     page.on("request", lambda r: loaded.append(r.url) if "highlight" in r.url else None)
     host_page(page, 'history="memory"')
-    answer_with(page, "No code here, just words.",
-                "```python\ndef greet(name):\n    return f'hi {name}'  # friendly\n```")  # fmt: skip
+    code_answer = "```python\ndef greet(name):\n    return f'hi {name}'  # friendly\n```"
+    answer_with(page, "No code here, just words.", code_answer)
     send(page, "Say something")
     assert loaded == []  # not needed yet
     send(page, "Show me code")
