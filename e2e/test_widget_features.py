@@ -97,3 +97,40 @@ def test_colours_and_parts_can_be_styled_from_the_page(page: Page) -> None:
     launcher = page.get_by_role("button", name="Open chat")
     assert launcher.evaluate("b => getComputedStyle(b).backgroundColor") == "rgb(10, 125, 79)"
     assert launcher.evaluate("b => getComputedStyle(b).outlineColor") == "rgb(1, 2, 3)"
+
+
+def test_on_a_narrow_screen_the_pickers_move_into_a_menu_and_the_title_stays_readable(
+    page: Page,
+) -> None:
+    page.set_viewport_size({"width": 360, "height": 740})
+    host_page(page, 'history="memory"')
+    send(page, "Plan a weekend trip")
+    title = page.get_by_role("heading", level=2)
+    expect(title).to_have_text("Plan a weekend trip")
+    assert title.evaluate("h => h.scrollWidth <= h.clientWidth")  # not cut to "P…"
+    model = page.get_by_role("combobox", name="Model")
+    expect(model).to_be_hidden()
+    options = page.get_by_role("button", name="Options")
+    options.click()
+    expect(model).to_be_visible()
+    expect(model).to_be_focused()
+    expect(page.get_by_role("combobox", name="Thinking")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(model).to_be_hidden()
+    expect(options).to_be_focused()
+    # Message actions: a quiet row of small icon buttons, names unchanged, by touch or key.
+    user = page.get_by_role("log", name="Conversation").locator("article[data-role=user]")
+    for name in ("Fork", "Retry"):
+        action = user.get_by_role("button", name=name)
+        expect(action).to_be_visible()
+        box = action.bounding_box()
+        assert box is not None and 24 <= box["height"] <= 36
+    user.get_by_role("button", name="Retry").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("log", name="Conversation").locator("article")).to_have_count(2)
+
+
+def test_wide_widgets_show_the_pickers_in_the_header(page: Page) -> None:
+    host_page(page, 'history="memory"')
+    expect(page.get_by_role("combobox", name="Model")).to_be_visible()
+    expect(page.get_by_role("button", name="Options")).to_be_hidden()

@@ -20,6 +20,7 @@ const ICONS = {
   clock: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/></svg>',
   plus: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 5v14M5 12h14"/></svg>',
   back: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M15 5l-7 7 7 7"/></svg>',
+  sliders: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 7h10M18 7h2M4 17h4M12 17h8"/><circle cx="16" cy="7" r="2"/><circle cx="10" cy="17" r="2"/></svg>',
   chat: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 5h16v11H9l-5 4z"/></svg>',
   close: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18"/></svg>',
   clip: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M20 11.5l-7.8 7.8a5 5 0 01-7.1-7.1l8.5-8.5a3.3 3.3 0 014.7 4.7l-8.5 8.5a1.7 1.7 0 01-2.4-2.4l7.8-7.8"/></svg>',
@@ -31,7 +32,8 @@ const TEMPLATE = `
 <div class="chat" part="chat">
   <header part="header">
     <h2 class="title">New conversation</h2>
-    <div class="choices">
+    <button type="button" class="icon options" aria-label="Options" title="Model and thinking" aria-expanded="false" aria-controls="choices">${ICONS.sliders}</button>
+    <div class="choices" id="choices">
       <select class="model" aria-label="Model"></select>
       <select class="thinking" aria-label="Thinking">
         ${THINKING_LEVELS.map((level) => `<option value="${level}">${level}</option>`).join("")}
@@ -363,6 +365,23 @@ export class ChatWidget extends HTMLElement {
       if (choice?.textContent) this.#act("send", { text: choice.textContent });
     });
     this.#wireLauncher();
+    // On a narrow widget the pickers live behind "Options", so the title keeps the room.
+    const options = /** @type {HTMLElement} */ (this.#root.querySelector(".options"));
+    const choices = /** @type {HTMLElement} */ (this.#root.querySelector(".choices"));
+    options.addEventListener("click", () => {
+      const open = !choices.classList.contains("open");
+      choices.classList.toggle("open", open);
+      options.setAttribute("aria-expanded", String(open));
+      if (open) this.#elements.model.focus();
+    });
+    choices.addEventListener("keydown", (/** @type {KeyboardEvent} */ event) => {
+      if (event.key === "Escape" && choices.classList.contains("open")) {
+        event.preventDefault(); // the menu closes first, then (again) the launcher
+        choices.classList.remove("open");
+        options.setAttribute("aria-expanded", "false");
+        options.focus();
+      }
+    });
     // Offline, history stays readable; sending waits for the network, and says so.
     const connectivity = () => this.client && this.#renderMeta();
     addEventListener("online", connectivity);

@@ -167,10 +167,20 @@ function attachmentList(attachments) {
   return list;
 }
 
+/** Quiet icon buttons under a message; the label stays their accessible name and tooltip. */
+const ACTION_ICONS = {
+  fork: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="6" cy="5" r="2"/><circle cx="18" cy="5" r="2"/><circle cx="12" cy="19" r="2"/><path d="M6 7v2a3 3 0 003 3h6a3 3 0 003-3V7M12 12v5"/></svg>',
+  retry: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 12a8 8 0 1 0 3-6.2M4 4v5h5"/></svg>',
+  "copy-answer": '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="8" y="8" width="12" height="12" rx="2"/><path d="M16 8V6a2 2 0 00-2-2H6a2 2 0 00-2 2v8a2 2 0 002 2h2"/></svg>',
+};
+
 function button(label, action, index) {
   const node = document.createElement("button");
   node.type = "button";
-  node.textContent = label;
+  node.className = "action";
+  node.setAttribute("aria-label", label);
+  node.title = label;
+  node.innerHTML = ACTION_ICONS[action] ?? "";
   node.dataset.action = action;
   node.dataset.index = String(index);
   return node;
