@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pages import host_page, log, send, wait_ready
 from playwright.sync_api import Page, expect
+from servers import ROOT
 
 LISTEN = """
 window.heard = [];
@@ -134,3 +135,17 @@ def test_wide_widgets_show_the_pickers_in_the_header(page: Page) -> None:
     host_page(page, 'history="memory"')
     expect(page.get_by_role("combobox", name="Model")).to_be_visible()
     expect(page.get_by_role("button", name="Options")).to_be_hidden()
+
+
+def test_a_screenshot_of_launcher_mode_for_the_readme(page: Page) -> None:
+    """The README's picture of launcher mode: build/screenshots/launcher.png."""
+    page.set_viewport_size({"width": 900, "height": 760})
+    host_page(page, """history="memory" mode="launcher" suggestions='["My name is Alice"]'""")
+    page.get_by_role("button", name="Open chat").click()
+    page.get_by_role("button", name="My name is Alice").click()
+    expect(log(page).locator("article[data-role=assistant]")).to_contain_text("Alice")
+    expect(page.get_by_role("button", name="Send")).to_be_visible()
+    path = ROOT / "build" / "screenshots" / "launcher.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=path)
+    assert path.stat().st_size > 10_000
