@@ -6,8 +6,11 @@
   const forbidden = 'script, iframe, frame, object, embed, form, input, style, meta, link:not([rel=stylesheet]), svg, math, base, textarea:not([aria-label=Message]), video, audio, source';
   const scope = root.querySelectorAll('.transcript article');
   for (const article of scope) {
-    for (const node of article.querySelectorAll(forbidden)) problems.push('element ' + node.tagName);
-    for (const node of article.querySelectorAll('*')) {
+    // The widget's own controls under a message (icon buttons) are not content: skip them.
+    const ours = [...article.children].filter((child) => child.classList.contains('actions'));
+    const content = (node) => !ours.some((actions) => actions.contains(node));
+    for (const node of article.querySelectorAll(forbidden)) if (content(node)) problems.push('element ' + node.tagName);
+    for (const node of [...article.querySelectorAll('*')].filter(content)) {
       for (const attr of node.attributes) {
         if (/^on/i.test(attr.name)) problems.push('handler ' + attr.name + ' on ' + node.tagName);
         if (['id', 'name', 'style', 'srcdoc', 'formaction', 'xlink:href'].includes(attr.name))

@@ -48,11 +48,12 @@ def wait_ready(page: Page) -> None:
     )
 
 
-def send(page: Page, text: str) -> None:
-    """Type and send a message, then wait until its turn has settled (and been stored)."""
+def send(page: Page, text: str, *, field: str = "Message", button: str = "Send") -> None:
+    """Type and send a message, then wait until its turn has settled (and been stored).
+    `field` and `button` are the accessible names, in the widget's language."""
     before = message_count(page)
-    page.get_by_role("textbox", name="Message").fill(text)
-    page.get_by_role("button", name="Send").click()
+    page.get_by_role("textbox", name=field).fill(text)
+    page.get_by_role("button", name=button).click()
     settled(page, at_least=before + 2)
 
 

@@ -73,3 +73,17 @@ def test_a_tool_approval_card(page: Page) -> None:
     expect(page.get_by_role("button", name="Approve")).to_be_visible()
     assert violations(page) == []
     page.get_by_role("button", name="Approve").click()
+
+
+@pytest.mark.parametrize(
+    ("mode", "lang"), [("inline", "de"), ("launcher", "en"), ("launcher", "de")]
+)
+def test_both_modes_and_both_languages(page: Page, mode: str, lang: str) -> None:
+    host_page(page, f'history="memory" mode="{mode}" lang="{lang}"')
+    if mode == "launcher":
+        assert violations(page) == []  # closed: only the button
+        page.get_by_role("button", name="Chat öffnen" if lang == "de" else "Open chat").click()
+    assert violations(page) == []
+    names = {"field": "Nachricht", "button": "Senden"} if lang == "de" else {}
+    send(page, "My name is Alice", **names)
+    assert violations(page) == []

@@ -6,24 +6,25 @@
  * @param {HTMLElement} log
  * @param {{name: string, arguments: string}} call
  * @param {AbortSignal} signal
+ * @param {import("./strings.js").Translate} t  the widget's strings
  * @returns {Promise<boolean>}
  */
-export function askApproval(log, call, signal) {
+export function askApproval(log, call, signal, t) {
   const card = document.createElement("div");
   card.className = "approval";
   card.setAttribute("role", "group");
-  card.setAttribute("aria-label", `Run ${call.name}?`);
+  card.setAttribute("aria-label", t("approval.group", { name: call.name }));
   const text = document.createElement("p");
   const code = document.createElement("code");
   code.textContent = `${call.name}(${call.arguments})`;
-  text.append("The assistant wants to run ", code);
+  text.append(t("approval.ask"), code);
   const approve = document.createElement("button");
   approve.type = "button";
-  approve.textContent = "Approve";
+  approve.textContent = t("approve");
   approve.className = "primary";
   const deny = document.createElement("button");
   deny.type = "button";
-  deny.textContent = "Deny";
+  deny.textContent = t("deny");
   card.append(text, approve, deny);
   log.append(card);
   log.scrollTop = log.scrollHeight;

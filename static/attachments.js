@@ -8,15 +8,18 @@ export class AttachmentTray {
   #list;
   #limit;
   #alert;
+  #t;
 
   /**
    * @param {ShadowRoot} root  holding `.files` (the chips), `.file-input` and `.attach`
-   * @param {{limit: () => number, alert: (text: string) => void}} options  `alert("")` clears
+   * @param {{limit: () => number, alert: (text: string) => void,
+   *   t: import("./strings.js").Translate}} options  `alert("")` clears
    */
-  constructor(root, { limit, alert }) {
+  constructor(root, { limit, alert, t }) {
     this.#list = /** @type {HTMLElement} */ (root.querySelector(".files"));
     this.#limit = limit;
     this.#alert = alert;
+    this.#t = t;
     const input = /** @type {HTMLInputElement} */ (root.querySelector(".file-input"));
     root.querySelector(".attach")?.addEventListener("click", () => input.click());
     input.addEventListener("change", () => {
@@ -50,12 +53,19 @@ export class AttachmentTray {
     let total = this.#files.reduce((sum, file) => sum + Math.floor((file.data.length * 3) / 4), 0);
     for (const file of chosen) {
       if (total + file.size > limit) {
-        const room = file.size > limit ? "" : " with the files already attached";
-        this.#alert(`“${file.name}” is ${formatBytes(file.size)}: a message can carry ${formatBytes(limit)} of files${room}.`);
+        const room = file.size > limit ? "" : this.#t("file.room");
+        this.#alert(this.#t("file.too-large", {
+          file: file.name, size: formatBytes(file.size), limit: formatBytes(limit), room,
+        }));
         continue;
       }
       total += file.size;
-      this.#files.push({ name: file.name, mime: file.type || guessType(file.name), data: await readBase64(file) });
+      const data = await readBase64(file).catch(() => null);
+      if (data === null) {
+        this.#alert(this.#t("file.unreadable", { file: file.name }));
+        continue;
+      }
+      this.#files.push({ name: file.name, mime: file.type || guessType(file.name), data });
     }
     this.#draw();
   }
@@ -68,7 +78,7 @@ export class AttachmentTray {
         remove.type = "button";
         remove.dataset.file = String(index);
         remove.textContent = "×";
-        remove.setAttribute("aria-label", `Remove ${file.name}`);
+        remove.setAttribute("aria-label", this.#t("file.remove", { file: file.name }));
         item.append(`📎 ${file.name}`, remove);
         return item;
       }),

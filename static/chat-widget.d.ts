@@ -118,6 +118,10 @@ export interface ChatWidgetAttributes {
   mode?: "inline" | "launcher";
   /** A JSON array of strings: buttons on an empty chat, each sending its text. */
   suggestions?: string;
+  /** The language of every string (`en`, `de`); default the page's `<html lang>`, else `en`. */
+  lang?: string;
+  /** `rtl` lays the widget out right to left. */
+  dir?: "ltr" | "rtl" | "auto";
 }
 
 /** The <chat-widget> element. */

@@ -7,6 +7,7 @@ import { AttachmentTray } from "./attachments.js";
 import { HistoryView } from "./history-view.js";
 import { createRenderer } from "./markdown.js";
 import { SessionHandle } from "./session-handle.js";
+import { english, loadStrings } from "./strings.js";
 import { Transcript } from "./transcript.js";
 
 const STYLESHEET = new URL("./chat-widget.css", import.meta.url).href;
@@ -26,65 +27,86 @@ const ICONS = {
   clip: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M20 11.5l-7.8 7.8a5 5 0 01-7.1-7.1l8.5-8.5a3.3 3.3 0 014.7 4.7l-8.5 8.5a1.7 1.7 0 01-2.4-2.4l7.8-7.8"/></svg>',
 };
 
+// Every string is marked with its key in the language tables (static/i18n/): `data-t` for the
+// text, `data-t-label` for the accessible name (and tooltip), `data-t-placeholder`.
 const TEMPLATE = `
 <link rel="stylesheet" href="${STYLESHEET}">
-<button type="button" class="launcher" part="launcher" aria-label="Open chat" aria-expanded="false" hidden>${ICONS.chat}</button>
+<button type="button" class="launcher" part="launcher" data-t-label="open" aria-expanded="false" hidden>${ICONS.chat}</button>
 <div class="chat" part="chat">
   <header part="header">
-    <h2 class="title">New conversation</h2>
-    <button type="button" class="icon options" aria-label="Options" title="Model and thinking" aria-expanded="false" aria-controls="choices">${ICONS.sliders}</button>
+    <h2 class="title" data-t="title.new"></h2>
+    <button type="button" class="icon options" data-t-label="options" aria-expanded="false" aria-controls="choices">${ICONS.sliders}</button>
     <div class="choices" id="choices">
-      <select class="model" aria-label="Model"></select>
-      <select class="thinking" aria-label="Thinking">
-        ${THINKING_LEVELS.map((level) => `<option value="${level}">${level}</option>`).join("")}
+      <select class="model" data-t-label="model"></select>
+      <select class="thinking" data-t-label="thinking">
+        ${THINKING_LEVELS.map((level) => `<option value="${level}" data-t="thinking.${level}"></option>`).join("")}
       </select>
     </div>
-    <button type="button" class="icon history-button" aria-label="History" title="History">${ICONS.clock}</button>
-    <button type="button" class="icon new" aria-label="New conversation" title="New conversation">${ICONS.plus}</button>
-    <button type="button" class="icon close" aria-label="Close chat" title="Close chat" hidden>${ICONS.close}</button>
+    <button type="button" class="icon history-button" data-t-label="history">${ICONS.clock}</button>
+    <button type="button" class="icon new" data-t-label="new">${ICONS.plus}</button>
+    <button type="button" class="icon close" data-t-label="close" hidden>${ICONS.close}</button>
   </header>
-  <div class="loading" role="progressbar" aria-label="Loading the chat"><span></span></div>
+  <div class="loading" role="progressbar" data-t-label="loading"><span></span></div>
   <div class="alert" role="alert" hidden></div>
-  <div class="transcript" role="log" aria-label="Conversation" part="transcript">
+  <div class="transcript" role="log" data-t-label="conversation" part="transcript">
     <div class="greeting">
-      <p>Hello! Ask me anything.</p>
+      <p data-t="greeting"></p>
       <div class="suggestions" hidden></div>
       <section class="recent" hidden>
-        <h3>Recent</h3>
-        <ul role="list" aria-label="Recent conversations"></ul>
-        <button type="button" class="all">All conversations</button>
+        <h3 data-t="recent"></h3>
+        <ul role="list" data-t-label="recent.list"></ul>
+        <button type="button" class="all" data-t="recent.all"></button>
       </section>
     </div>
   </div>
   <form class="composer" part="composer">
-    <ul class="files" aria-label="Files to send" hidden></ul>
+    <ul class="files" data-t-label="files" hidden></ul>
     <div class="row">
-      <button type="button" class="icon attach" aria-label="Attach" title="Attach files">${ICONS.clip}</button>
+      <button type="button" class="icon attach" data-t-label="attach">${ICONS.clip}</button>
       <input type="file" class="file-input" multiple hidden accept="image/*,text/*,.md,.json,.csv,.py,.js,.ts,.html,.css,.xml,.yaml,.yml">
-      <textarea aria-label="Message" rows="2" placeholder="Message"></textarea>
-      <button type="submit" class="send">Send</button>
-      <button type="button" class="stop" hidden>Stop</button>
+      <textarea data-t-label="message" data-t-placeholder="message" rows="2"></textarea>
+      <button type="submit" class="send" data-t="send"></button>
+      <button type="button" class="stop" data-t="stop" hidden></button>
     </div>
   </form>
-  <p class="offline" role="status" hidden>You are offline: sending is paused until the network returns.</p>
+  <p class="offline" role="status" data-t="offline" hidden></p>
   <p class="usage" aria-live="polite"></p>
   <p class="announce" aria-live="polite"></p>
-  <section class="history-page" aria-label="History" hidden>
+  <section class="history-page" data-t-label="history" hidden>
     <header>
-      <button type="button" class="icon back" aria-label="Back" title="Back">${ICONS.back}</button>
-      <h2>History</h2>
-      <input type="search" class="search" aria-label="Search conversations" placeholder="Search">
+      <button type="button" class="icon back" data-t-label="back">${ICONS.back}</button>
+      <h2 data-t="history"></h2>
+      <input type="search" class="search" data-t-label="search" data-t-placeholder="search.placeholder">
     </header>
-    <ul class="conversations" role="list" aria-label="Conversations"></ul>
-    <p class="empty-history">No conversations kept yet.</p>
+    <ul class="conversations" role="list" data-t-label="conversations"></ul>
+    <p class="empty-history" data-t="history.empty"></p>
     <footer>
       <p class="status" role="status"></p>
-      <button type="button" class="export">Export</button>
-      <button type="button" class="import">Import</button>
+      <button type="button" class="export" data-t="export"></button>
+      <button type="button" class="import" data-t="import"></button>
       <input type="file" class="import-file" accept=".json,application/json" hidden>
     </footer>
   </section>
 </div>`;
+
+/** Titles that differ from the accessible name (a tooltip says a little more). */
+const TOOLTIPS = { options: "options.title", attach: "attach.title" };
+
+/**
+ * Puts the strings of `t` into everything marked in the template.
+ * @param {ShadowRoot} root @param {import("./strings.js").Translate} t
+ */
+function localize(root, t) {
+  for (const node of root.querySelectorAll("[data-t]")) node.textContent = t(node.getAttribute("data-t") ?? "");
+  for (const node of root.querySelectorAll("[data-t-label]")) {
+    const key = node.getAttribute("data-t-label") ?? "";
+    node.setAttribute("aria-label", t(key));
+    if (node.tagName === "BUTTON") node.setAttribute("title", t(TOOLTIPS[key] ?? key));
+  }
+  for (const node of root.querySelectorAll("[data-t-placeholder]")) {
+    node.setAttribute("placeholder", t(node.getAttribute("data-t-placeholder") ?? ""));
+  }
+}
 
 /**
  * Served from the page's own origin, the widget registers its service worker so that, after
@@ -176,11 +198,16 @@ export class ChatWidget extends HTMLElement {
   #tray;
   /** @type {Promise<void>} settles once answers can be drawn as Markdown */
   #rendering = Promise.resolve();
+  /** @type {import("./strings.js").Translate} the strings of the widget's language */
+  #t = english;
+  /** @type {Promise<void>} settles once the language's strings are in place */
+  #localized = Promise.resolve();
 
   constructor() {
     super();
     this.#root = this.attachShadow({ mode: "open" });
     this.#root.innerHTML = TEMPLATE;
+    localize(this.#root, english);
     const $ = (selector) => /** @type {any} */ (this.#root.querySelector(selector));
     this.#elements = {
       title: $(".title"),
@@ -204,6 +231,7 @@ export class ChatWidget extends HTMLElement {
       chat: $(".chat"),
     };
     this.#historyView = new HistoryView(this.#root, {
+      t: (key, values) => this.#t(key, values),
       open: (conversationId) => this.#act("open", { conversationId }),
       forget: (conversationId) => this.#act("forget", { conversationId }),
       rename: (conversationId, title) => this.#act("rename", { conversationId, title }),
@@ -213,6 +241,7 @@ export class ChatWidget extends HTMLElement {
       alert: (text) => this.#showAlert(text),
     });
     this.#tray = new AttachmentTray(this.#root, {
+      t: (key, values) => this.#t(key, values),
       limit: () => this.maxAttachmentBytes,
       alert: (text) => (text ? this.#showAlert(text) : this.#clearAlert()),
     });
@@ -304,11 +333,19 @@ export class ChatWidget extends HTMLElement {
     const imageHosts = (this.getAttribute("image-hosts") ?? "").split(/[\s,]+/).filter(Boolean);
     // Until Markdown has loaded (long before the runtime has), text would show as typed.
     let render = (/** @type {HTMLElement} */ target, /** @type {string} */ text) => void (target.textContent = text);
-    this.#rendering = createRenderer({ imageHosts }).then((markdown) => void (render = markdown));
+    this.#rendering = createRenderer({ imageHosts, copyLabel: () => this.#t("copy") })
+      .then((markdown) => void (render = markdown));
+    // The language: the element's `lang`, else the page's, else English.
+    const lang = this.getAttribute("lang") || document.documentElement.lang || "en";
+    this.#localized = loadStrings(lang).then((t) => {
+      this.#t = t;
+      localize(this.#root, t);
+    });
     this.#transcript = new Transcript(
       this.#elements.log,
       (target, text) => render(target, text),
       () => this.#followAnswer(),
+      (key, values) => this.#t(key, values),
     );
     this.client = new WidgetClient(config, () => this.historyStore);
     for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
@@ -386,7 +423,7 @@ export class ChatWidget extends HTMLElement {
     const connectivity = () => this.client && this.#renderMeta();
     addEventListener("online", connectivity);
     addEventListener("offline", connectivity);
-    Promise.all([client.ready, this.#rendering]).then(
+    Promise.all([client.ready, this.#rendering, this.#localized]).then(
       () => {
         this.#elements.loading.remove();
         this.#renderMeta();
@@ -415,7 +452,7 @@ export class ChatWidget extends HTMLElement {
     this.#root.querySelector(".new").addEventListener("click", () => this.#act("restore", { snapshot: null }));
     this.#root.querySelector(".history-button").addEventListener("click", () => this.#historyView.show());
     recent.querySelector(".all").addEventListener("click", () => this.#historyView.show());
-    client.approve = (call, signal) => askApproval(this.#elements.log, call, signal);
+    client.approve = (call, signal) => askApproval(this.#elements.log, call, signal, this.#t);
     recent.addEventListener("click", (event) => {
       const row = /** @type {HTMLElement} */ (event.target).closest("button[data-id]");
       if (row) this.#act("open", { conversationId: row.getAttribute("data-id") });
@@ -426,8 +463,8 @@ export class ChatWidget extends HTMLElement {
         const index = Number(answer.getAttribute("data-index"));
         const text = client.state.messages[index]?.content ?? "";
         navigator.clipboard?.writeText(text).then(
-          () => this.#announce("Copied"),
-          () => this.#showAlert("Copying needs permission to use the clipboard."),
+          () => this.#announce(this.#t("copied")),
+          () => this.#showAlert(this.#t("copy.denied")),
         );
         return;
       }
@@ -439,7 +476,7 @@ export class ChatWidget extends HTMLElement {
             copy.classList.add("copied");
             setTimeout(() => copy.classList.remove("copied"), 1500);
           },
-          () => this.#showAlert("Copying needs permission to use the clipboard."),
+          () => this.#showAlert(this.#t("copy.denied")),
         );
         return;
       }
@@ -480,7 +517,7 @@ export class ChatWidget extends HTMLElement {
   #renderMeta() {
     const { state } = /** @type {WidgetClient} */ (this.client);
     const { title, send, stop, thinking, model, usage, offline } = this.#elements;
-    title.textContent = state.title || "New conversation";
+    title.textContent = state.title || this.#t("title.new");
     offline.hidden = navigator.onLine;
     send.disabled = state.busy || !navigator.onLine;
     send.hidden = state.busy;
@@ -494,7 +531,7 @@ export class ChatWidget extends HTMLElement {
     }
     model.value = state.model || offered[0].id;
     usage.textContent = state.usage
-      ? `${state.usage.prompt_tokens ?? 0} tokens in, ${state.usage.completion_tokens ?? 0} out`
+      ? this.#t("usage", { in: state.usage.prompt_tokens ?? 0, out: state.usage.completion_tokens ?? 0 })
       : "";
     this.#renderLists();
   }
@@ -538,7 +575,7 @@ export class ChatWidget extends HTMLElement {
           const open = document.createElement("button");
           open.type = "button";
           open.dataset.id = entry.id;
-          open.textContent = entry.title || "Untitled conversation";
+          open.textContent = entry.title || this.#t("untitled");
           item.append(open);
           return item;
         }),

@@ -25,7 +25,8 @@ export class HistoryView {
    * @param {{open: (id: string) => unknown, forget: (id: string) => unknown,
    *   rename: (id: string, title: string) => unknown, exportAll: () => Promise<unknown>,
    *   importAll: (text: string) => Promise<unknown>, alert: (text: string) => void,
-   *   search: (query: string) => Promise<unknown>}} actions
+   *   search: (query: string) => Promise<unknown>,
+   *   t: import("./strings.js").Translate}} actions
    */
   constructor(root, actions) {
     this.#page = /** @type {HTMLElement} */ (root.querySelector(".history-page"));
@@ -65,18 +66,21 @@ export class HistoryView {
     link.click();
     link.remove();
     setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-    this.#status(`Exported ${count} conversation${count === 1 ? "" : "s"}.`);
+    this.#status(this.#actions.t(count === 1 ? "exported.one" : "exported.many", { count }));
   }
 
   /** @param {File} file */
   async #import(file) {
     if (file.size > MAX_IMPORT_BYTES) {
-      this.#actions.alert(`“${file.name}” is ${formatBytes(file.size)}: history files up to ${formatBytes(MAX_IMPORT_BYTES)} can be imported.`);
+      this.#actions.alert(this.#actions.t("import.too-large", {
+        file: file.name, size: formatBytes(file.size), limit: formatBytes(MAX_IMPORT_BYTES),
+      }));
       return;
     }
     const count = await this.#actions.importAll(await file.text());
     if (typeof count === "number") {
-      this.#status(count ? `Imported ${count} conversation${count === 1 ? "" : "s"}.` : "Nothing new to import.");
+      const key = count === 0 ? "imported.none" : count === 1 ? "imported.one" : "imported.many";
+      this.#status(this.#actions.t(key, { count }));
     }
   }
 
@@ -126,7 +130,7 @@ export class HistoryView {
     );
     this.#list.replaceChildren(...shown.map((entry) => this.#row(entry)));
     this.#empty.hidden = shown.length > 0;
-    this.#empty.textContent = this.#entries.length ? "No conversation matches." : "No conversations kept yet.";
+    this.#empty.textContent = this.#actions.t(this.#entries.length ? "history.none" : "history.empty");
   }
 
   /** @param {HistoryEntry} entry */
@@ -134,12 +138,13 @@ export class HistoryView {
     const item = document.createElement("li");
     item.dataset.id = entry.id;
     if (entry.id === this.#liveId) item.setAttribute("aria-current", "true");
-    const open = button(entry.title || "Untitled conversation", "open");
+    const t = this.#actions.t;
+    const open = button(entry.title || t("untitled"), "open");
     open.classList.add("open");
     const when = document.createElement("time");
     when.dateTime = new Date(entry.updated).toISOString();
     when.textContent = entry.updated ? DATE_FORMAT.format(entry.updated) : "";
-    item.append(open, when, button("Rename", "rename"), button("Forget", "forget"));
+    item.append(open, when, button(t("rename"), "rename"), button(t("forget"), "forget"));
     return item;
   }
 
@@ -165,7 +170,7 @@ export class HistoryView {
     const field = document.createElement("input");
     field.className = "rename-field";
     field.value = entry?.title ?? "";
-    field.setAttribute("aria-label", "New title");
+    field.setAttribute("aria-label", this.#actions.t("rename.field"));
     const open = item.querySelector("button.open");
     open?.replaceWith(field);
     field.focus();

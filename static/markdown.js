@@ -21,10 +21,11 @@ const ALLOWED_ATTR = ["href", "title", "alt", "src", "class", "start", "type", "
 
 /**
  * Makes a renderer for one widget, once markdown-it and DOMPurify have loaded.
- * @param {{imageHosts?: Iterable<string>}} options  hosts whose https images may show inline
+ * @param {{imageHosts?: Iterable<string>, copyLabel?: () => string}} options  hosts whose https
+ *   images may show inline; the label of a code block's copy button, in the widget's language
  * @returns {Promise<(target: HTMLElement, text: string) => void>}
  */
-export async function createRenderer({ imageHosts = [] } = {}) {
+export async function createRenderer({ imageHosts = [], copyLabel = () => "Copy" } = {}) {
   const [{ default: MarkdownIt }, { default: DOMPurify }] = await vendors;
   const allowedImageHosts = new Set([...imageHosts].map((host) => host.toLowerCase()));
   const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });
@@ -52,7 +53,7 @@ export async function createRenderer({ imageHosts = [] } = {}) {
     const token = tokens[index];
     const language = token.info.trim().split(/\s+/)[0].replace(/[^\w+-]/g, "");
     const cls = language ? ` class="language-${language}"` : "";
-    return `<div class="code"><button type="button" class="copy">Copy</button><pre><code${cls}>${escape(token.content)}</code></pre></div>`;
+    return `<div class="code"><button type="button" class="copy">${escape(copyLabel())}</button><pre><code${cls}>${escape(token.content)}</code></pre></div>`;
   };
 
   const purify = DOMPurify();

@@ -31,12 +31,16 @@ export class Transcript {
    * @param {(target: HTMLElement, text: string) => void} renderText
    *   draws an answer's text (Markdown, sanitised) into `target`
    * @param {() => void} onDrawn  called after each drawing step (e.g. to keep the view scrolled)
+   * @param {import("./strings.js").Translate} t  the widget's strings
    */
-  constructor(log, renderText, onDrawn = () => {}) {
+  constructor(log, renderText, onDrawn = () => {}, t = (key) => key) {
     this.#log = log;
     this.#renderText = renderText;
     this.#onDrawn = onDrawn;
+    this.#t = t;
   }
+
+  #t;
 
   /** Messages from `at` on changed; `messages` is the whole (live) list. */
   messagesChanged(/** @type {Message[]} */ messages, /** @type {number} */ at) {
@@ -95,7 +99,7 @@ export class Transcript {
     const body = /** @type {HTMLElement} */ (this.#draftNode.querySelector(".body"));
     this.#renderText(body, draft.content ?? "");
     this.#draftNode.querySelector(".calls")?.remove();
-    if (draft.tool_calls?.length) this.#draftNode.append(toolCalls(draft.tool_calls));
+    if (draft.tool_calls?.length) this.#draftNode.append(toolCalls(draft.tool_calls, this.#t("tool.calling")));
   }
 
   /** @param {Message} message @param {number} index */
@@ -108,11 +112,11 @@ export class Transcript {
       node.append(body);
       if (message.attachments?.length) node.append(attachmentList(message.attachments));
       const actions = element("div", "actions");
-      actions.append(button("Fork", "fork", index), button("Retry", "retry", index));
+      actions.append(button(this.#t("fork"), "fork", index), button(this.#t("retry"), "retry", index));
       node.append(actions);
     } else if (message.role === "tool") {
       const label = element("div", "label");
-      label.textContent = `Result of ${message.name ?? "a tool"}`;
+      label.textContent = this.#t("tool.result", { name: message.name ?? this.#t("tool.unnamed") });
       const body = element("div", "body plain");
       body.textContent = message.content ?? ""; // tool output is data: shown, never interpreted
       node.append(label, body);
@@ -120,10 +124,10 @@ export class Transcript {
       const body = element("div", "body");
       this.#renderText(body, message.content ?? "");
       node.append(body);
-      if (message.tool_calls?.length) node.append(toolCalls(message.tool_calls));
+      if (message.tool_calls?.length) node.append(toolCalls(message.tool_calls, this.#t("tool.calling")));
       if (message.content) {
         const actions = element("div", "actions");
-        const copy = button("Copy", "copy-answer", index);
+        const copy = button(this.#t("copy"), "copy-answer", index);
         copy.classList.add("copy-answer");
         actions.append(copy);
         node.append(actions);
@@ -145,13 +149,13 @@ function article(role) {
   return node;
 }
 
-function toolCalls(calls) {
+function toolCalls(calls, calling) {
   const list = element("ul", "calls");
   for (const call of calls) {
     const item = document.createElement("li");
     const code = document.createElement("code");
     code.textContent = `${call.function.name}(${call.function.arguments})`;
-    item.append("Calling ", code);
+    item.append(calling, code);
     list.append(item);
   }
   return list;

@@ -1,0 +1,41 @@
+"""Languages: every string from one table per language; `lang` picks it, `dir="rtl"` flips."""
+
+from __future__ import annotations
+
+from pages import host_page, log, send
+from playwright.sync_api import Page, expect
+
+
+def test_german_from_the_lang_attribute(page: Page) -> None:
+    host_page(page, 'history="memory" lang="de"')
+    for role, name in [("textbox", "Nachricht"), ("button", "Senden"), ("button", "Verlauf"),
+                       ("button", "Neues Gespräch"), ("combobox", "Modell"),
+                       ("combobox", "Denken"), ("button", "Anhängen")]:  # fmt: skip
+        expect(page.get_by_role(role, name=name, exact=True)).to_be_attached()  # type: ignore[arg-type]
+    expect(page.get_by_role("heading", level=2)).to_have_text("Neues Gespräch")
+    send(page, "My name is Jonas", field="Nachricht", button="Senden")
+    user = page.get_by_role("log", name="Gespräch").locator("article[data-role=user]")
+    expect(user.get_by_role("button", name="Abzweigen")).to_be_visible()
+    expect(user.get_by_role("button", name="Wiederholen")).to_be_visible()
+    page.get_by_role("button", name="Verlauf").click()
+    expect(page.get_by_role("searchbox", name="Gespräche durchsuchen")).to_be_visible()
+    expect(page.get_by_role("button", name="Umbenennen")).to_be_visible()
+    expect(page.get_by_role("button", name="Exportieren")).to_be_visible()
+
+
+def test_the_page_s_language_is_the_default_and_an_unknown_one_is_english(page: Page) -> None:
+    host_page(page, 'history="memory"', script="document.documentElement.lang = 'de-AT';")
+    expect(page.get_by_role("button", name="Senden")).to_be_visible()
+    host_page(page, 'history="memory" lang="tlh"')  # no table: English
+    expect(page.get_by_role("button", name="Send")).to_be_visible()
+
+
+def test_right_to_left(page: Page) -> None:
+    host_page(page, 'history="memory" dir="rtl"')
+    send(page, "My name is Dana")
+    user = log(page).locator("article[data-role=user]")
+    answer = log(page).locator("article[data-role=assistant]")
+    user_box, answer_box = user.bounding_box(), answer.bounding_box()
+    assert user_box and answer_box
+    assert user_box["x"] < answer_box["x"] + answer_box["width"] / 2  # the person's side flips
+    assert log(page).evaluate("el => getComputedStyle(el).direction") == "rtl"
