@@ -482,7 +482,12 @@ export class ChatWidget extends HTMLElement {
       }
       const target = /** @type {HTMLElement} */ (event.target).closest("button[data-action]");
       const index = Number(target?.getAttribute("data-index"));
-      if (target?.getAttribute("data-action") === "retry") this.#act("retry", { index });
+      const action = target?.getAttribute("data-action");
+      if (action === "retry") this.#act("retry", { index });
+      if (action === "edit") this.#startEditing(index);
+      if (action === "previous-version" || action === "next-version") {
+        this.#act("showVersion", { index, version: Number(target?.getAttribute("data-version")) });
+      }
       if (target?.getAttribute("data-action") === "fork") {
         this.#act("fork", { index }).then((text) => {
           if (typeof text === "string") {
@@ -490,6 +495,36 @@ export class ChatWidget extends HTMLElement {
             message.focus();
           }
         });
+      }
+    });
+  }
+
+  /**
+   * "Edit": the message becomes a text field; Enter sends it again (the answers after it are
+   * replaced, the earlier version kept), Escape leaves it as it was.
+   * @param {number} index
+   */
+  #startEditing(index) {
+    const client = /** @type {WidgetClient} */ (this.client);
+    const article = this.#elements.log.querySelector(`article[data-role=user][data-index="${index}"]`);
+    const body = article?.querySelector(".body");
+    if (!article || !body || client.state.busy) return;
+    const field = document.createElement("textarea");
+    field.className = "edit-field";
+    field.setAttribute("aria-label", this.#t("edit.field"));
+    field.value = client.state.messages[index]?.content ?? "";
+    field.rows = Math.min(8, field.value.split("\n").length + 1);
+    body.replaceWith(field);
+    field.focus();
+    field.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") {
+        event.preventDefault();
+        field.replaceWith(body);
+      } else if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        const text = field.value.trim();
+        if (text) this.#act("edit", { index, text });
+        else field.replaceWith(body);
       }
     });
   }

@@ -10,7 +10,7 @@ import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage
 
 /**
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
- *   name?: string, attachments?: any[], error?: string}} Message
+ *   name?: string, attachments?: any[], error?: string, versions?: any[], version?: number}} Message
  * @typedef {{id: string, title: string, model: string, provider: string | null, thinking: string,
  *   busy: boolean, usage: Record<string, number> | null,
  *   models: {id: string, provider?: string}[]}} Meta

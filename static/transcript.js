@@ -102,6 +102,21 @@ export class Transcript {
     if (draft.tool_calls?.length) this.#draftNode.append(toolCalls(draft.tool_calls, this.#t("tool.calling")));
   }
 
+  /** @param {Message & {versions?: any[], version?: number}} message @param {number} index */
+  #versions(message, index) {
+    const total = (message.versions?.length ?? 0) + 1;
+    const shown = message.version ?? total;
+    const previous = button(this.#t("version.previous"), "previous-version", index);
+    previous.dataset.version = String(shown - 1);
+    previous.disabled = shown <= 1;
+    const status = element("span", "version-status");
+    status.textContent = this.#t("version.status", { n: shown, total });
+    const next = button(this.#t("version.next"), "next-version", index);
+    next.dataset.version = String(shown + 1);
+    next.disabled = shown >= total;
+    return [previous, status, next];
+  }
+
   /** @param {Message} message @param {number} index */
   #message(message, index) {
     const node = article(message.role);
@@ -112,7 +127,12 @@ export class Transcript {
       node.append(body);
       if (message.attachments?.length) node.append(attachmentList(message.attachments));
       const actions = element("div", "actions");
-      actions.append(button(this.#t("fork"), "fork", index), button(this.#t("retry"), "retry", index));
+      if (message.versions?.length) actions.append(...this.#versions(message, index));
+      actions.append(
+        button(this.#t("edit"), "edit", index),
+        button(this.#t("fork"), "fork", index),
+        button(this.#t("retry"), "retry", index),
+      );
       node.append(actions);
     } else if (message.role === "tool") {
       const label = element("div", "label");
@@ -173,6 +193,9 @@ function attachmentList(attachments) {
 
 /** Quiet icon buttons under a message; the label stays their accessible name and tooltip. */
 const ACTION_ICONS = {
+  edit: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 20h4L19 9l-4-4L4 16z"/></svg>',
+  "previous-version": '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M15 6l-6 6 6 6"/></svg>',
+  "next-version": '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M9 6l6 6-6 6"/></svg>',
   fork: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="6" cy="5" r="2"/><circle cx="18" cy="5" r="2"/><circle cx="12" cy="19" r="2"/><path d="M6 7v2a3 3 0 003 3h6a3 3 0 003-3V7M12 12v5"/></svg>',
   retry: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 12a8 8 0 1 0 3-6.2M4 4v5h5"/></svg>',
   "copy-answer": '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="8" y="8" width="12" height="12" rx="2"/><path d="M16 8V6a2 2 0 00-2-2H6a2 2 0 00-2 2v8a2 2 0 002 2h2"/></svg>',

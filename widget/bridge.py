@@ -210,6 +210,12 @@ class Bridge:
     async def retry(self, index: int) -> None:
         self._alert_failure(await self.conversations.retry(index))
 
+    async def edit(self, index: int, text: str) -> None:
+        self._alert_failure(await self.conversations.edit(index, text))
+
+    async def show_version(self, index: int, version: int) -> None:
+        await self.conversations.show_version(index, version)
+
     async def stop(self) -> None:
         await self.conversations.stop()
 

@@ -100,6 +100,13 @@ class Conversations:
     async def retry(self, index: int) -> Message:
         return await self._turn(self.session.retry(index, self.transport))
 
+    async def edit(self, index: int, text: str) -> Message:
+        return await self._turn(self.session.edit(index, text, self.transport))
+
+    async def show_version(self, index: int, version: int) -> None:
+        self.session.show_version(index, version)
+        await self.keep()
+
     async def stop(self) -> None:
         """End the running turn, if any, and wait until it has settled (and been stored)."""
         if not self._idle.is_set():

@@ -1,9 +1,13 @@
 """Chat messages: validation of whole conversations and the copies the session keeps.
 
-A conversation is a list of plain dicts in the OpenAI Chat Completions shape, plus two
-fields of our own: `attachments` (files sent with a user message) and `error` (an assistant
-turn that failed or was interrupted). Validation is all-or-nothing: it either returns a
-clean copy of every message or raises before anything has been kept.
+A conversation is a list of plain dicts in the OpenAI Chat Completions shape, plus fields of
+our own: `attachments` (files sent with a user message), `error` (an assistant turn that
+failed or was interrupted), and on an edited user message `versions` (the other versions:
+`[{"content", "attachments"?, "after": [the messages that followed it]}]`) with `version`
+(the 1-based place of the shown one among all). The list itself is always the shown branch,
+so a reader that ignores `versions` reads exactly what the person sees. Validation is
+all-or-nothing: it either returns a clean copy of every message or raises before anything
+has been kept.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from typing import Any
 from .errors import WidgetError
 
 ROLES = ("system", "user", "assistant", "tool")
-MESSAGE_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "name", "attachments", "error")
+MESSAGE_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "name", "attachments", "error",
+                  "versions", "version")  # fmt: skip
 
 Message = dict[str, Any]
 
@@ -82,6 +87,12 @@ def copy_message(message: Message) -> Message:
         copied["tool_calls"] = [copy_call(call) for call in copied["tool_calls"]]
     if "attachments" in copied:
         copied["attachments"] = [dict(item) for item in copied["attachments"]]
+    if "versions" in copied:
+        copied["versions"] = [
+            {**v, "after": [copy_message(m) for m in v["after"]]}
+            | ({"attachments": [dict(a) for a in v["attachments"]]} if "attachments" in v else {})
+            for v in copied["versions"]
+        ]
     return copied
 
 
@@ -111,7 +122,35 @@ def _clean_message(raw: dict[str, Any], role: str, index: int, error: type[Widge
             message["name"] = _string_field(raw, "name", index, error)
     if role == "user" and raw.get("attachments") is not None:
         message["attachments"] = _clean_attachments(raw["attachments"], index, error)
+    if role == "user" and raw.get("versions") is not None:
+        message["versions"] = _clean_versions(raw["versions"], index, error)
+        version = raw.get("version")
+        total = len(message["versions"]) + 1
+        if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= total:
+            raise error(f"message at index {index} has a version outside 1 to {total}")
+        message["version"] = version
     return message
+
+
+def _clean_versions(value: object, index: int, error: type[WidgetError]) -> list[Message]:
+    if not isinstance(value, list) or not value:
+        raise error(f"message at index {index} has invalid versions (expected a non-empty array)")
+    versions = []
+    for alternative in value:
+        if not isinstance(alternative, dict):
+            raise error(f"message at index {index} has a version that is not an object")
+        _check_text(alternative.get("content"), index, error, nullable=False)
+        kept: Message = {"content": alternative["content"]}
+        if alternative.get("attachments") is not None:
+            kept["attachments"] = _clean_attachments(alternative["attachments"], index, error)
+        try:
+            kept["after"] = validate_messages(
+                alternative.get("after", []), error, allow_leading_system=False
+            )
+        except WidgetError as exc:
+            raise error(f"message at index {index} has an invalid version: {exc}") from exc
+        versions.append(kept)
+    return versions
 
 
 def _check_text(content: object, index: int, error: type[WidgetError], *, nullable: bool) -> None:

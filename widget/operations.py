@@ -20,6 +20,8 @@ OPERATIONS: dict[str, dict[str, str]] = {
     # turns
     "send": {"text": "string", "attachments": "array?"},
     "retry": {"index": "integer"},
+    "edit": {"index": "integer", "text": "string"},
+    "showVersion": {"index": "integer", "version": "integer"},
     "stop": {},
     # the live conversation
     "save": {},

@@ -224,6 +224,56 @@ class Session:
         self._touch()
         return await self._run(transport)
 
+    async def edit(self, index: int, text: str, transport: Transport) -> Message:
+        """Send the user message at `index` again with new `text`, replacing what followed.
+
+        The earlier version (the message and the answers after it) stays in the message's
+        `versions`, reachable with `show_version`; the new one is shown, last of all.
+        """
+        self._require_idle()
+        message = self._user_message(index, "edit")
+        [edited] = validate_messages([{**message, "content": text}], TurnError)
+        versions = [*message.get("versions", []), self._shown_version(index)]
+        shown = message.get("version", len(versions))
+        # The one shown before keeps its place; the new one goes last.
+        versions.insert(shown - 1, versions.pop())
+        edited["versions"], edited["version"] = versions, len(versions) + 1
+        self._running = True
+        self._messages = [*self._messages[:index], edited]
+        self._touch()
+        return await self._run(transport)
+
+    def show_version(self, index: int, version: int) -> None:
+        """Show version `version` (1-based) of the edited user message at `index`."""
+        self._require_idle()
+        message = self._user_message(index, "show a version of")
+        versions = message.get("versions")
+        if not versions or not 1 <= version <= len(versions) + 1:
+            raise TurnError(f"the message at index {index} has no version {version}")
+        every = list(versions)
+        every.insert(message["version"] - 1, self._shown_version(index))
+        chosen = every.pop(version - 1)
+        shown: Message = {**message, "content": chosen["content"], "versions": every,
+                          "version": version}  # fmt: skip
+        shown.pop("attachments", None)
+        if "attachments" in chosen:
+            shown["attachments"] = chosen["attachments"]
+        self._messages = [*self._messages[:index], shown, *chosen["after"]]
+        self._touch()
+
+    def _shown_version(self, index: int) -> Message:
+        message = self._messages[index]
+        after = [copy_message(m) for m in self._messages[index + 1 :]]
+        version: Message = {"content": message["content"], "after": after}
+        if "attachments" in message:
+            version["attachments"] = message["attachments"]
+        return version
+
+    def _user_message(self, index: int, action: str) -> Message:
+        if not 0 <= index < len(self._messages) or self._messages[index]["role"] != "user":
+            raise TurnError(f"there is no user message at index {index} to {action}")
+        return self._messages[index]
+
     def fork(self, index: int) -> tuple[Snapshot, str]:
         """A new conversation holding the turns before the user message at `index`, and its text."""
         if not 0 <= index < len(self._messages) or self._messages[index]["role"] != "user":

@@ -265,3 +265,39 @@ def test_stopping_while_a_tool_runs_cuts_the_call() -> None:
     assert [m["role"] for m in session.get_history()] == ["user", "assistant"]
     assert "tool_calls" not in session.get_history()[1]
     assert session.pending_tool_calls == []
+
+
+def test_editing_a_message_keeps_the_earlier_version_reachable() -> None:
+    session = Session()
+    run(session.send("Weather in Pariss?", ScriptedTransport(answer("Which city?"))))
+    run(session.send("Paris", ScriptedTransport(answer("Sunny."))))
+    run(session.edit(0, "Weather in Paris?", ScriptedTransport(answer("22°C in Paris."))))
+    shown = session.get_history()
+    assert [m["content"] for m in shown] == ["Weather in Paris?", "22°C in Paris."]
+    assert (shown[0]["version"], len(shown[0]["versions"])) == (2, 1)
+    old = shown[0]["versions"][0]
+    assert old["content"] == "Weather in Pariss?"
+    assert [m["content"] for m in old["after"]] == ["Which city?", "Paris", "Sunny."]
+    # A version 1 reader (read_snapshot, or any reader ignoring `versions`) sees what is shown.
+    saved = json.loads(session.export_snapshot())
+    assert [m["content"] for m in saved["messages"]] == ["Weather in Paris?", "22°C in Paris."]
+    restored = Session()
+    restored.import_snapshot(session.export_snapshot())
+    restored.show_version(0, 1)
+    assert [m["content"] for m in restored.get_history()] == [
+        "Weather in Pariss?", "Which city?", "Paris", "Sunny."]  # fmt: skip
+    assert restored.get_history()[0]["version"] == 1
+    restored.show_version(0, 2)
+    assert restored.get_history() == shown
+    # A third version goes last; the request never carries the versions upstream.
+    transport = ScriptedTransport(answer("Warm."))
+    run(restored.edit(0, "Is Paris warm?", transport))
+    assert (restored.get_history()[0]["version"], len(restored.get_history()[0]["versions"])) == (
+        3,
+        2,
+    )
+    assert "versions" not in json.dumps(transport.requests[0])
+    with pytest.raises(TurnError):
+        restored.show_version(0, 4)
+    with pytest.raises(TurnError):
+        restored.show_version(1, 1)
