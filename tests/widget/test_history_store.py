@@ -425,3 +425,18 @@ def test_searching_never_lets_this_tab_write_over_another_tab_s_turns() -> None:
     texts = [m["content"] for text in store.data.values() if text.startswith("{\"version\"")
              for m in json.loads(text)["messages"]]  # fmt: skip
     assert "answered in B" in texts and "from A" in texts  # neither tab's turns were lost
+
+
+def test_versions_of_an_edited_message_survive_export_and_import() -> None:
+    conversations, _ = make(False, answer("Hi Alise"), answer("Hi Alice"))
+    run(conversations.send("My name is Alise"))
+    run(conversations.edit(0, "My name is Alice"))
+    exported = run(conversations.export_all())
+    other, _ = make(False)
+    assert run(other.import_all(exported)) == 1
+    [entry] = other.listing()
+    run(other.open(entry["id"]))
+    [first, _answer] = other.session.get_history()
+    assert (first["content"], first["version"]) == ("My name is Alice", 2)
+    assert first["versions"][0]["content"] == "My name is Alise"
+    assert [m["content"] for m in first["versions"][0]["after"]] == ["Hi Alise"]
