@@ -45,7 +45,7 @@ def test_the_demo_page_empty_and_in_a_conversation(page: Page, scheme: str) -> N
     page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
     page.goto("/")
     page.wait_for_function(
-        "document.querySelector('chat-widget').session.ready.then(() => true)", timeout=60_000
+        "document.querySelector('chat-widget')?.session?.ready.then(() => true)", timeout=60_000
     )
     assert violations(page) == []
     send(page, "My name is Alice")

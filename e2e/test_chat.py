@@ -15,7 +15,8 @@ BOOT_TIMEOUT = 60_000
 def open_chat(page: Page) -> None:
     page.goto("/")
     page.wait_for_function(
-        "document.querySelector('chat-widget').session.ready.then(() => true)", timeout=BOOT_TIMEOUT
+        "document.querySelector('chat-widget')?.session?.ready.then(() => true)",
+        timeout=BOOT_TIMEOUT,
     )
 
 

@@ -59,7 +59,7 @@ def test_chatkeep_serve_from_a_fresh_virtualenv_chats_in_chromium(
     with ChatkeepServer(command=[str(installed / "bin" / "chatkeep"), "serve"]) as server:
         page.goto(server.url + "/")
         page.wait_for_function(
-            "document.querySelector('chat-widget').session.ready.then(() => true)",
+            "document.querySelector('chat-widget')?.session?.ready.then(() => true)",
             timeout=BOOT_TIMEOUT,
         )
         page.get_by_role("textbox", name="Message").fill("My name is Grace")
