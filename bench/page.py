@@ -30,6 +30,10 @@ TEXT = (
     "onto water that remembers every season it has carried downstream"
 )
 WORDS = TEXT.split()
+READY = (
+    "customElements.whenDefined('chat-widget')"
+    ".then(() => document.querySelector('chat-widget').session.ready).then(() => true)"
+)
 MODELS = ("paced-2000-150", "paced-2000-0", "paced-10000-200")
 
 # Counts what crosses between the page and the widget's worker, and the page's long tasks.
@@ -151,7 +155,7 @@ def bench_page() -> list[dict[str, Any]]:
             )
             page.goto(f"{server.url}/bench-page")
             page.wait_for_function(
-                "document.querySelector('chat-widget')?.session?.ready.then(() => true)",
+                READY,
                 timeout=120_000,
             )
             settled = ("(() => { const s = document.querySelector('chat-widget').client.state;"

@@ -10,6 +10,12 @@ from typing import Any
 from playwright.sync_api import Page
 
 BOOT_TIMEOUT = 60_000
+# True once the widget is defined and its session ready: a promise from the start, so waiting
+# needs no polling, which a page's CSP (no eval) would refuse.
+READY = (
+    "customElements.whenDefined('chat-widget')"
+    ".then(() => document.querySelector('chat-widget').session.ready).then(() => true)"
+)
 # The demo model echoes a question: a long one streams for seconds, time enough to stop it.
 LONGER = " and then some more words" * 12
 HOST_PAGE = "/e2e-host"
@@ -43,7 +49,7 @@ await import("/static/chat-widget.js");
 
 def wait_ready(page: Page) -> None:
     page.wait_for_function(
-        "document.querySelector('chat-widget')?.session?.ready.then(() => true)",
+        READY,
         timeout=BOOT_TIMEOUT,
     )
 

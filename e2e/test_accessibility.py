@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pages import host_page, send, wait_ready
+from pages import READY, host_page, send, wait_ready
 from playwright.sync_api import Browser, Page, expect
 from servers import ROOT
 
@@ -45,7 +45,8 @@ def test_the_demo_page_empty_and_in_a_conversation(page: Page, scheme: str) -> N
     page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
     page.goto("/")
     page.wait_for_function(
-        "document.querySelector('chat-widget')?.session?.ready.then(() => true)", timeout=60_000
+        READY,
+        timeout=60_000,
     )
     assert violations(page) == []
     send(page, "My name is Alice")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 import pytest
-from pages import LONGER, host_page
+from pages import LONGER, READY, host_page
 from playwright.sync_api import Page, expect
 from servers import ROOT
 
@@ -15,7 +15,7 @@ BOOT_TIMEOUT = 60_000
 def open_chat(page: Page) -> None:
     page.goto("/")
     page.wait_for_function(
-        "document.querySelector('chat-widget')?.session?.ready.then(() => true)",
+        READY,
         timeout=BOOT_TIMEOUT,
     )
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pages import BOOT_TIMEOUT, log
+from pages import BOOT_TIMEOUT, READY, log
 from playwright.sync_api import Page, expect
 from servers import ROOT, ChatkeepServer
 
@@ -31,6 +31,9 @@ def test_the_wheel_adds_one_top_level_package_with_every_asset() -> None:
     }
     assert top_level == {"chatkeep"}
     for asset in ("chatkeep/static/chat-widget.js", "chatkeep/static/worker.js",
+                  "chatkeep/static/i18n/en.js", "chatkeep/static/i18n/de.js",
+                  "chatkeep/static/service-worker.js", "chatkeep/static/codec.js",
+                  "chatkeep/static/runtime/pyodide/snapshot.bin",
                   "chatkeep/static/runtime/widget.whl",
                   "chatkeep/static/runtime/pyodide/pyodide.asm.wasm",
                   "chatkeep/static/runtime/pyodide/python_stdlib.zip",
@@ -59,7 +62,7 @@ def test_chatkeep_serve_from_a_fresh_virtualenv_chats_in_chromium(
     with ChatkeepServer(command=[str(installed / "bin" / "chatkeep"), "serve"]) as server:
         page.goto(server.url + "/")
         page.wait_for_function(
-            "document.querySelector('chat-widget')?.session?.ready.then(() => true)",
+            READY,
             timeout=BOOT_TIMEOUT,
         )
         page.get_by_role("textbox", name="Message").fill("My name is Grace")

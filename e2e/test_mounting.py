@@ -9,7 +9,7 @@ from pathlib import Path
 import chatkeep
 import pytest
 from fastapi import FastAPI
-from pages import BOOT_TIMEOUT, log
+from pages import BOOT_TIMEOUT, READY, log
 from playwright.sync_api import Page, expect
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -52,7 +52,7 @@ def test_the_widget_finds_its_worker_runtime_and_api_under_the_mount(page: Page,
     page.on("request", lambda r: requested.append(r.url))
     page.goto(site + "/")
     page.wait_for_function(
-        "document.querySelector('chat-widget')?.session?.ready.then(() => true)",
+        READY,
         timeout=BOOT_TIMEOUT,
     )
     expect(page.get_by_role("combobox", name="Model")).to_have_value("demo")
@@ -70,7 +70,7 @@ def test_the_widget_finds_its_worker_runtime_and_api_under_the_mount(page: Page,
 def test_the_demo_page_under_the_mount_links_its_assets_there(page: Page, site: str) -> None:
     page.goto(site + "/chat/")
     page.wait_for_function(
-        "document.querySelector('chat-widget')?.session?.ready.then(() => true)",
+        READY,
         timeout=BOOT_TIMEOUT,
     )
     assert page.evaluate("document.querySelector('link[rel=stylesheet]').href") == (

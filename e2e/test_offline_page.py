@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from pages import BOOT_TIMEOUT, log
+from pages import BOOT_TIMEOUT, READY, log
 from playwright.sync_api import Browser, Page, expect
 
-READY = "document.querySelector('chat-widget')?.session?.ready.then(() => true)"
 KEPT = """async () => { const c = await caches.open('chatkeep-current');
   return Boolean(await c.match(new URL('/static/chatkeep-offline-build', location.href))); }"""
 
