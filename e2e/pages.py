@@ -166,3 +166,12 @@ FILL_STORAGE = """leave => {
 def fill_storage(page: Page, leave: int) -> None:
     """Leave only about `leave` characters of the origin's quota free."""
     page.evaluate(FILL_STORAGE, leave)
+
+
+def screenshot(page: Page, name: str) -> Path:
+    """A picture of the page for the README, in build/screenshots/<name>.png."""
+    path = Path(__file__).resolve().parent.parent / "build" / "screenshots" / f"{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=path)
+    assert path.stat().st_size > 10_000, "an empty-looking picture"
+    return path

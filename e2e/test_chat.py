@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 import pytest
-from pages import LONGER, READY, host_page
+from pages import LONGER, READY, host_page, screenshot
 from playwright.sync_api import Page, expect
 from servers import ROOT
 
@@ -98,10 +98,7 @@ def test_a_screenshot_for_the_readme(page: Page) -> None:
     send(page, "What is the weather in Paris?")
     expect(log.locator("article[data-role=assistant]").last).to_contain_text("22°C")
     expect(page.get_by_role("button", name="Send")).to_be_enabled()
-    path = ROOT / "build" / "screenshots" / "chat.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=path)
-    assert path.stat().st_size > 10_000
+    screenshot(page, "chat")
 
 
 def test_python_starts_from_the_build_s_snapshot(page: Page) -> None:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pages import host_page, log, send, stored_conversations, wait_ready
+from pages import host_page, log, screenshot, send, stored_conversations, wait_ready
 from playwright.sync_api import Page, expect
-from servers import ROOT
 
 LISTEN = """
 window.heard = [];
@@ -145,10 +144,7 @@ def test_a_screenshot_of_launcher_mode_for_the_readme(page: Page) -> None:
     page.get_by_role("button", name="My name is Alice").click()
     expect(log(page).locator("article[data-role=assistant]")).to_contain_text("Alice")
     expect(page.get_by_role("button", name="Send")).to_be_visible()
-    path = ROOT / "build" / "screenshots" / "launcher.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=path)
-    assert path.stat().st_size > 10_000
+    screenshot(page, "launcher")
 
 
 def test_edit_resends_a_message_and_keeps_every_version(page: Page) -> None:
