@@ -18,7 +18,7 @@ from starlette.routing import Mount, Route
 
 from .assets import Assets
 from .clients import ClientIdentity
-from .counters import Counters, LocalCounters, RedisCounters
+from .counters import Counters, LocalCounters, RedisCounters, redis_client
 from .demo import DemoTransport
 from .errors import APIError
 from .limits import Budgets, RateLimiter
@@ -26,6 +26,7 @@ from .offline import OfflineManifest
 from .proxy import chat_completions
 from .security import HardeningHeaders, OriginGuard, page_policy, route_path
 from .settings import Settings
+from .turns import TURN_HEADER, Turns
 
 HERE = Path(__file__).resolve().parent
 
@@ -62,6 +63,8 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
+        if app.state.turns is not None:
+            await app.state.turns.aclose()
         await upstream.aclose()
         if isinstance(app.state.rate_limiter.counters, RedisCounters):
             await app.state.rate_limiter.counters.aclose()
@@ -72,6 +75,8 @@ def create_app(
             Route("/healthz", healthz),
             Route("/api/models", list_models),
             Route("/api/chat/completions", chat_completions, methods=["POST"]),
+            Route("/api/chat/turns/{turn}", turn_events, methods=["GET"]),
+            Route("/api/chat/turns/{turn}", stop_turn, methods=["DELETE"]),
             Route("/static/offline.json", manifest.endpoint),
             Mount("/static/runtime", Assets(directory=str(runtime))),
             Mount("/static", Assets(directory=str(static_dir))),
@@ -81,8 +86,9 @@ def create_app(
             Middleware(
                 CORSMiddleware,
                 allow_origins=list(settings.allowed_origins),
-                allow_methods=["GET", "POST"],
+                allow_methods=["GET", "POST", "DELETE"],
                 allow_headers=["content-type", "authorization"],
+                expose_headers=[TURN_HEADER],
                 max_age=600,
             ),
             Middleware(OriginGuard, allowed_origins=settings.allowed_origins),
@@ -98,6 +104,11 @@ def create_app(
     app.state.identity = ClientIdentity(settings.forwarded_allow_ips, settings.client_secret)
     app.state.rate_limiter = RateLimiter(settings.rate_limit, counters)
     app.state.budgets = Budgets(settings.client_daily_tokens, settings.daily_tokens, counters)
+    app.state.turns = (
+        Turns(redis_client(settings.redis_url), idle_seconds=settings.upstream_timeout + 5)
+        if settings.redis_url
+        else None
+    )
     return app
 
 
@@ -162,6 +173,25 @@ async def list_models(request: Request) -> Response:
             {"id": model, "object": "model", "owned_by": "chatkeep"} for model in settings.models
         ]
     return JSONResponse({"object": "list", "data": data})
+
+
+async def turn_events(request: Request) -> Response:
+    """The rest of an answer still being written (or just written), by turn id and offset."""
+    return await _turns(request).resume(request)
+
+
+async def stop_turn(request: Request) -> Response:
+    return await _turns(request).stop(request)
+
+
+def _turns(request: Request) -> Turns:
+    turns: Turns | None = request.app.state.turns
+    if turns is None:
+        request.app.state.identity.of(request)  # with a client secret, a valid token first
+        raise APIError(
+            404, "This chat server keeps answers for a reload only with Redis.", "turn_not_found"
+        )
+    return turns
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:

@@ -40,6 +40,13 @@ return 0
 """
 
 
+def redis_client(url: str) -> Any:
+    """An asyncio Redis client that gives up within seconds, so a chat never hangs on it."""
+    import redis.asyncio as redis  # optional: only with --redis-url
+
+    return redis.Redis.from_url(url, socket_timeout=3, socket_connect_timeout=2)
+
+
 class Counters(Protocol):
     async def hit(self, key: str, window: float, limit: int) -> float | None: ...
     async def add(self, key: str, amount: int, ttl: float) -> None: ...
@@ -91,9 +98,7 @@ class RedisCounters:
     """Counters shared through Redis by every worker and server that uses the same one."""
 
     def __init__(self, url: str, prefix: str = "chatkeep") -> None:
-        import redis.asyncio as redis  # optional: only with --redis-url
-
-        self.client: Any = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        self.client: Any = redis_client(url)
         self.prefix = prefix
         self.fallback = LocalCounters()
         self._script = self.client.register_script(SLIDING_WINDOW)

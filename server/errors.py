@@ -9,11 +9,13 @@ from starlette.responses import JSONResponse
 ERROR_TYPES = {
     400: "invalid_request_error",
     403: "permission_error",
+    401: "authentication_error",
     404: "not_found_error",
     405: "invalid_request_error",
     413: "invalid_request_error",
     429: "rate_limit_error",
     502: "upstream_error",
+    503: "service_unavailable",
     504: "upstream_timeout",
 }
 
@@ -37,5 +39,6 @@ class APIError(Exception):
     def response(self) -> JSONResponse:
         return JSONResponse(self.body(), status_code=self.status, headers=self.headers)
 
-    def sse_event(self) -> bytes:
-        return f"data: {json.dumps(self.body())}\n\n".encode()
+    def sse_data(self) -> str:
+        """The error as the `data` of the last event of a stream that had already begun."""
+        return json.dumps(self.body())

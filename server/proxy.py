@@ -1,16 +1,19 @@
 """`POST /api/chat/completions`: checks a request, then relays it to its one upstream.
 
 The client chooses nothing about where a request goes: only documented Chat Completions
-fields are forwarded, to the configured URL, with the configured key. The upstream request
-starts inside the response, alongside a watcher for the client going away, so a disconnect
-at any moment (before the first byte too) closes the upstream request at once.
+fields are forwarded, to the configured URL, with the configured key. Without Redis the
+upstream request starts inside the response, alongside a watcher for the client going away,
+so a disconnect at any moment (before the first byte too) closes the upstream request at
+once. With Redis a streamed answer is a turn that runs to its end on its own, for a reload to
+pick up (server/turns.py).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import httpx
@@ -22,6 +25,9 @@ from .errors import APIError
 from .limits import Budgets, read_body
 from .providers import Destination
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .turns import Turns
 
 FORWARDED_FIELDS = frozenset(
     {
@@ -50,7 +56,13 @@ async def chat_completions(request: Request) -> Response:
     async def spend(tokens: int) -> None:
         await budgets.spend(client, tokens)
 
-    return UpstreamResponse(request.app.state.upstream.get(), where, payload, on_usage=spend)
+    call = UpstreamCall(request.app.state.upstream.get(), where, payload, on_usage=spend)
+    turns: Turns | None = request.app.state.turns
+    if call.streams and turns is not None:
+        resumable = await turns.begin(call, client)
+        if resumable is not None:  # None: Redis is unreachable, so as without it
+            return resumable
+    return UpstreamResponse(call)
 
 
 def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:
@@ -83,81 +95,62 @@ def _capped(value: object, maximum: int, field: str) -> int:
     return min(value, maximum)
 
 
-class UpstreamResponse(Response):
-    """Relays one request to the upstream while watching for the client to disconnect."""
+class StreamSink(Protocol):
+    """Where a streamed answer goes: the page that asked, or a turn others can pick up."""
 
-    def __init__(
-        self, http: httpx.AsyncClient, where: Destination, payload: dict[str, Any],
-        on_usage: Callable[[int], Awaitable[None]] | None = None,
-    ) -> None:  # fmt: skip
-        super().__init__()
-        self.http = http
-        self.where = where
-        self.payload = payload
-        self.on_usage = on_usage
+    async def refuse(self, error: APIError) -> None:
+        """The answer never started: an error response instead."""
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async with anyio.create_task_group() as group:
+    async def start(self) -> None:
+        """The answer starts: from here on, events."""
 
-            async def watch_disconnect() -> None:
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                group.cancel_scope.cancel()
+    async def event(self, data: str) -> None:
+        """One event's `data`: a chunk, or `{"error": ...}` as the last event."""
 
-            group.start_soon(watch_disconnect)
-            await self._relay(scope, send)
-            group.cancel_scope.cancel()
+    async def end(self, done: bool) -> None:
+        """No more events; `done` when the answer is complete (`[DONE]`), else after an error."""
 
-    async def _relay(self, scope: Scope, send: Send) -> None:
-        upstream = self.http.build_request(
+
+@dataclass
+class UpstreamCall:
+    """One request to one upstream, relayed as a whole answer or into a `StreamSink`."""
+
+    http: httpx.AsyncClient
+    where: Destination
+    payload: dict[str, Any]
+    on_usage: Callable[[int], Awaitable[None]] | None = None
+
+    @property
+    def streams(self) -> bool:
+        return bool(self.payload["stream"])
+
+    def _request(self) -> httpx.Request:
+        return self.http.build_request(
             "POST",
             f"{self.where.base_url}/chat/completions",
             json=self.payload,
             headers=_auth_headers(self.where.api_key),
         )
+
+    async def stream_into(self, sink: StreamSink) -> None:
+        """Relay a streamed answer; every outcome, failures too, reaches `sink`."""
         try:
-            response = await self.http.send(upstream, stream=True)
+            response = await self.http.send(self._request(), stream=True)
         except httpx.HTTPError as exc:
-            await _send_error(scope, send, _upstream_error(exc))
+            await sink.refuse(_upstream_error(exc))
             return
         try:
             if response.status_code >= 400:
-                await _send_error(scope, send, await _error_from_upstream(response))
-            elif self.payload["stream"]:
-                if not response.headers.get("content-type", "").startswith("text/event-stream"):
-                    await _send_error(
-                        scope, send, APIError(502, BAD_ANSWER, "bad_upstream_response")
-                    )
-                    return
-                await self._relay_stream(response, send)
+                await sink.refuse(await _error_from_upstream(response))
+            elif not response.headers.get("content-type", "").startswith("text/event-stream"):
+                await sink.refuse(APIError(502, BAD_ANSWER, "bad_upstream_response"))
             else:
-                await self._relay_whole(response, scope, send)
+                await sink.start()
+                await self._relay_events(response, sink)
         finally:
             await response.aclose()
 
-    async def _relay_whole(self, response: httpx.Response, scope: Scope, send: Send) -> None:
-        try:
-            body = await response.aread()
-            data = json.loads(body)
-            if not isinstance(data, dict) or "choices" not in data:
-                raise ValueError("not a chat completion")
-            await self._spend(data)
-        except httpx.HTTPError as exc:
-            await _send_error(scope, send, _upstream_error(exc))
-            return
-        except ValueError:
-            await _send_error(scope, send, APIError(502, BAD_ANSWER, "bad_upstream_response"))
-            return
-        await Response(json.dumps(data), media_type="application/json")(scope, _no_receive, send)
-
-    async def _relay_stream(self, response: httpx.Response, send: Send) -> None:
-        headers = [(b"content-type", b"text/event-stream; charset=utf-8")]
-        headers += [(k.encode(), v.encode()) for k, v in SSE_HEADERS.items()]
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-
-        async def body(chunk: bytes) -> None:
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-
+    async def _relay_events(self, response: httpx.Response, sink: StreamSink) -> None:
         finished = False
         try:
             async for data in sse_data(response.aiter_lines()):
@@ -171,27 +164,103 @@ class UpstreamResponse(Response):
                 if event.get("usage"):
                     await self._spend(event)
                 finished = finished or _has_finish_reason(event)
-                await body(b"data: " + data.encode() + b"\n\n")
+                await sink.event(data)
             else:
                 # Some servers end without [DONE]; an answer without a finish reason was cut off.
                 if not finished:
                     raise APIError(
                         502, "The model's answer was cut off. Try again.", "upstream_dropped"
                     )
-            await body(b"data: [DONE]\n\n")
         except APIError as exc:
-            await body(exc.sse_event())
+            error = exc
         except httpx.HTTPError as exc:
-            await body(_upstream_error(exc, started=True).sse_event())
+            error = _upstream_error(exc, started=True)
         except ValueError:
-            await body(APIError(502, BAD_ANSWER, "bad_upstream_response").sse_event())
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+            error = APIError(502, BAD_ANSWER, "bad_upstream_response")
+        else:
+            await sink.end(done=True)
+            return
+        await sink.event(error.sse_data())
+        await sink.end(done=False)
+
+    async def whole(self) -> Response:
+        """A non-streamed answer, or the error response that replaces it."""
+        try:
+            response = await self.http.send(self._request(), stream=True)
+        except httpx.HTTPError as exc:
+            return _upstream_error(exc).response()
+        try:
+            if response.status_code >= 400:
+                return (await _error_from_upstream(response)).response()
+            body = await response.aread()
+            data = json.loads(body)
+            if not isinstance(data, dict) or "choices" not in data:
+                raise ValueError("not a chat completion")
+            await self._spend(data)
+        except httpx.HTTPError as exc:
+            return _upstream_error(exc).response()
+        except ValueError:
+            return APIError(502, BAD_ANSWER, "bad_upstream_response").response()
+        finally:
+            await response.aclose()
+        return Response(json.dumps(data), media_type="application/json")
 
     async def _spend(self, event: dict[str, Any]) -> None:
         usage = event.get("usage")
         total = usage.get("total_tokens") if isinstance(usage, dict) else None
         if self.on_usage is not None and isinstance(total, int) and not isinstance(total, bool):
             await self.on_usage(total)
+
+
+class EventStream:
+    """Writes a streamed answer to an ASGI response as Server-Sent Events."""
+
+    def __init__(self, scope: Scope, send: Send, headers: Mapping[str, str] | None = None) -> None:
+        self.scope = scope
+        self.send = send
+        self.headers = headers or {}
+
+    async def refuse(self, error: APIError) -> None:
+        await error.response()(self.scope, _no_receive, self.send)
+
+    async def start(self) -> None:
+        headers = [(b"content-type", b"text/event-stream; charset=utf-8")]
+        headers += [(k.encode(), v.encode()) for k, v in {**SSE_HEADERS, **self.headers}.items()]
+        await self.send({"type": "http.response.start", "status": 200, "headers": headers})
+
+    async def event(self, data: str, event_id: int | None = None) -> None:
+        line = f"id: {event_id}\n" if event_id is not None else ""
+        body = f"{line}data: {data}\n\n".encode()
+        await self.send({"type": "http.response.body", "body": body, "more_body": True})
+
+    async def end(self, done: bool) -> None:
+        if done:
+            await self.send({"type": "http.response.body", "body": b"data: [DONE]\n\n",
+                             "more_body": True})  # fmt: skip
+        await self.send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+class UpstreamResponse(Response):
+    """Relays one request to the upstream while watching for the client to disconnect."""
+
+    def __init__(self, call: UpstreamCall) -> None:
+        super().__init__()
+        self.call = call
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async with anyio.create_task_group() as group:
+
+            async def watch_disconnect() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                group.cancel_scope.cancel()
+
+            group.start_soon(watch_disconnect)
+            if self.call.streams:
+                await self.call.stream_into(EventStream(scope, send))
+            else:
+                await (await self.call.whole())(scope, _no_receive, send)
+            group.cancel_scope.cancel()
 
 
 BAD_ANSWER = "The model service sent an answer this server cannot read."
@@ -224,10 +293,6 @@ def _auth_headers(api_key: str | None) -> dict[str, str]:
 
 async def _no_receive() -> dict[str, Any]:  # pragma: no cover - never awaited
     return {"type": "http.disconnect"}
-
-
-async def _send_error(scope: Scope, send: Send, error: APIError) -> None:
-    await error.response()(scope, _no_receive, send)
 
 
 def _upstream_error(exc: httpx.HTTPError, *, started: bool = False) -> APIError:

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 import httpx
 import pytest
 
-__all__ = ["CHROMIUM_FLAGS", "ChatkeepServer", "ServerDidNotStart", "free_port"]
+__all__ = ["CHROMIUM_FLAGS", "ChatkeepServer", "RedisServer", "ServerDidNotStart", "free_port"]
 
 #: Flags for a headless Chromium in a container or CI: no sandbox, GPU or background traffic.
 CHROMIUM_FLAGS = (
@@ -112,6 +112,45 @@ class ChatkeepServer:
                     self.url = match.group(1)
                     self._listening.set()
         self._listening.set()  # exited: wake the waiter, which sees no URL
+
+
+class RedisServer:
+    """A `redis-server` of the test's own on a free port, keeping nothing on disk, for
+    `--redis-url`. Needs `redis-server` on the PATH (Debian's package)."""
+
+    def __init__(self, executable: str = "redis-server") -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process = subprocess.Popen(
+            [executable, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 10
+        while not self._answers():
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                self.stop()
+                raise ServerDidNotStart(f"redis-server did not start on port {self.port}")
+            time.sleep(0.05)
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+
+    def __enter__(self) -> RedisServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 @pytest.fixture(scope="session")

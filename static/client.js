@@ -12,7 +12,7 @@ import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
  *   name?: string, attachments?: any[], error?: string, versions?: any[], version?: number}} Message
  * @typedef {{id: string, title: string, model: string, provider: string | null, thinking: string,
- *   busy: boolean, usage: Record<string, number> | null,
+ *   busy: boolean, unfinished?: boolean, usage: Record<string, number> | null,
  *   models: {id: string, provider?: string}[]}} Meta
  * @typedef {Meta & {messages: Message[]}} SessionState
  * @typedef {{id: string, title: string, updated: number}} HistoryEntry
@@ -76,6 +76,7 @@ export class WidgetClient extends EventTarget {
       if (warning) console.warn(warning);
       this.history = history;
       this.state = { ...meta, messages };
+      this.#pickUpUnfinished();
       this.dispatchEvent(new Event("meta"));
       this.dispatchEvent(new CustomEvent("messages", { detail: { at: 0, add: messages } }));
       if (config.history === "local") {
@@ -141,6 +142,14 @@ export class WidgetClient extends EventTarget {
     }
   }
 
+  /**
+   * The open conversation's answer was still being written when the page went away (or in
+   * another tab that closed), and the server kept it: show the rest as it comes.
+   */
+  #pickUpUnfinished() {
+    if (this.state.unfinished) this.call("pickUp").catch(() => {}); // failures arrive as alerts
+  }
+
   async #runTool(name, argsText) {
     const tool = this.tools.get(name);
     if (!tool) return `Error: the tool "${name}" is no longer available.`;
@@ -166,6 +175,7 @@ export class WidgetClient extends EventTarget {
     const value = JSON.parse(data);
     if (kind === "meta") {
       Object.assign(this.state, value);
+      this.#pickUpUnfinished();
       this.dispatchEvent(new Event("meta"));
     } else if (kind === "messages") {
       // An answer the page has just seen streamed comes without its text: take the draft's.

@@ -2,16 +2,28 @@
 // ~270 µs in Python), handing Python whole batches: every event that arrived since it last
 // asked, as the text of one JSON array.
 
+/** The header naming an answer the server keeps for a reload (with Redis). */
+export const TURN_HEADER = "x-chatkeep-turn";
+/** Waits (ms) before asking again for an answer whose connection dropped; then it fails. */
+const RETRY_DELAYS = [250, 1000, 2000, 4000, 8000];
+
 /**
- * Starts a POST and returns a reader of batches.
+ * Starts a request for an answer and returns a reader of batches.
+ * `request` is `{body}` for a new answer (a POST), or `{turn}` to pick up the answer the
+ * server keeps under that turn id, from its start (after a reload).
+ *
  * `next()` resolves with `"[chunk, …]"` text, with `undefined` once the answer is complete,
- * or rejects with an Error whose message a person can read.
- * @param {string} url
- * @param {string} body
- * @param {AbortController} controller
+ * or rejects with an Error whose message a person can read. When the server names the
+ * answer, `{"chatkeep_turn": id}` comes first; if the connection then drops, the rest is
+ * asked for by turn id and the number of the last event read, a few times, before failing.
+ * `close()` aborts, and tells the server to stop an answer it would keep writing.
+ * @param {string} endpoint  the chat server's API base (`…/api`)
+ * @param {{body: string} | {turn: string}} request
  * @param {Record<string, string>} headers  more request headers (the client token)
+ * @param {number[]} retryDelays  waits (ms) before each new try after a drop
  */
-export function openStream(url, body, controller, headers = {}) {
+export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_DELAYS) {
+  const controller = new AbortController();
   /** @type {string[]} */
   const queue = [];
   let finished = false;
@@ -24,29 +36,59 @@ export function openStream(url, body, controller, headers = {}) {
     wake = null;
     resolve?.();
   };
+  /** @type {string | null} */
+  let turn = "turn" in request ? request.turn : null;
+  let after = 0; // the number of the last event read
+
+  const connect = () => {
+    const signal = controller.signal;
+    if ("body" in request && !turn) {
+      return fetch(`${endpoint}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+        body: request.body,
+        signal,
+      });
+    }
+    const url = `${endpoint}/chat/turns/${encodeURIComponent(turn ?? "")}?after=${after}`;
+    return fetch(url, { headers: { accept: "text/event-stream", ...headers }, signal });
+  };
 
   (async () => {
     try {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
-        body,
-        signal: controller.signal,
-      });
-      if (!response.ok || !response.body) {
-        failure = await errorText(response);
-        return;
+      for (let retries = 0; ; ) {
+        try {
+          const response = await connect();
+          if (!response.ok || !response.body) {
+            failure = await errorText(response);
+            return;
+          }
+          const named = turn ? null : response.headers.get(TURN_HEADER);
+          if (named) {
+            turn = named;
+            queue.push(JSON.stringify({ chatkeep_turn: named }));
+          }
+          for await (const { id, data } of events(response.body)) {
+            if (data === "[DONE]") return;
+            if (id) after = Number(id);
+            queue.push(data);
+            notify();
+            retries = 0;
+            if (data.startsWith('{"error"')) return; // the server's last word on this answer
+          }
+          throw new Dropped("The connection closed before the answer was complete.");
+        } catch (error) {
+          if (controller.signal.aborted) throw error;
+          if (!turn || retries === retryDelays.length) throw error;
+          await pause(retryDelays[retries++], controller.signal);
+        }
       }
-      for await (const data of eventData(response.body)) {
-        if (data === "[DONE]") return;
-        queue.push(data);
-        notify();
-      }
-      failure = "The connection closed before the answer was complete.";
     } catch (error) {
       failure = controller.signal.aborted
         ? "Stopped before the answer was finished."
-        : `The chat server could not be reached (${error.message}).`;
+        : error instanceof Dropped
+          ? error.message
+          : `The chat server could not be reached (${error.message}).`;
     } finally {
       finished = true;
       notify();
@@ -60,15 +102,40 @@ export function openStream(url, body, controller, headers = {}) {
       if (failure) throw new Error(failure);
       return undefined; // None in Python (null would arrive as pyodide's JsNull)
     },
+    close() {
+      if (finished) return;
+      controller.abort();
+      if (turn) {
+        // Leaving no longer ends an answer the server keeps: Stop says so in so many words.
+        fetch(`${endpoint}/chat/turns/${encodeURIComponent(turn)}`, { method: "DELETE", headers, keepalive: true }).catch(() => {});
+      }
+    },
   };
 }
 
-/** The `data` of each Server-Sent Event in a byte stream. */
-export async function* eventData(body) {
+class Dropped extends Error {}
+
+/** Resolves after `ms`, or rejects at once when `signal` aborts. */
+function pause(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(new Error("aborted"));
+    }, { once: true });
+  });
+}
+
+/**
+ * Each Server-Sent Event in a byte stream: its `data`, and its `id` ("" without one).
+ * @returns {AsyncGenerator<{id: string, data: string}>}
+ */
+async function* events(body) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   /** @type {string[]} */
   let data = [];
+  let id = "";
   try {
     for (;;) {
       const { value, done } = await reader.read();
@@ -79,14 +146,17 @@ export async function* eventData(body) {
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
         if (line === "") {
-          if (data.length) yield data.join("\n");
+          if (data.length) yield { id, data: data.join("\n") };
           data = [];
+          id = "";
         } else if (line.startsWith("data:")) {
           data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+        } else if (line.startsWith("id:")) {
+          id = line.slice(line.startsWith("id: ") ? 4 : 3);
         }
       }
     }
-    if (data.length) yield data.join("\n");
+    if (data.length) yield { id, data: data.join("\n") };
   } finally {
     reader.releaseLock();
   }

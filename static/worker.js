@@ -65,6 +65,35 @@ function emit(kind, json) {
   channel.emit(kind, json);
 }
 
+// -- answers the server keeps for a reload: one tab reads each -------------------------------
+
+/** @type {Map<string, () => void>} turn id → gives its lock back */
+const claims = new Map();
+
+/**
+ * Takes the Web Lock of a turn for this tab and holds it until `releaseTurn` (or until this
+ * worker ends, as on a reload): false when another tab holds it, as while it reads that
+ * answer. Without Web Locks every claim succeeds.
+ * @param {string} turn
+ */
+function claimTurn(turn) {
+  if (claims.has(turn)) return Promise.resolve(true);
+  if (!navigator.locks) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    navigator.locks.request(`chatkeep-turn:${turn}`, { ifAvailable: true }, (lock) => {
+      resolve(lock !== null);
+      if (!lock) return undefined;
+      return new Promise((release) => claims.set(turn, () => release(undefined)));
+    });
+  });
+}
+
+/** @param {string} turn */
+function releaseTurn(turn) {
+  claims.get(turn)?.();
+  claims.delete(turn);
+}
+
 // -- storage: transcripts travel to the page compressed ----------------------------------------
 
 /**
@@ -202,11 +231,10 @@ function startBridge(pyodide, config) {
   };
   compression = { deflate: viaPython(zlib.deflate), inflate: viaPython(zlib.inflate) };
   const host = {
-    openStream: (body) => {
-      const controller = new AbortController();
-      const stream = openStream(`${endpoint}/chat/completions`, body, controller, credentials);
-      return { next: () => stream.next(), close: () => controller.abort() };
-    },
+    openStream: (body) => openStream(endpoint, { body }, credentials),
+    resumeStream: (turn) => openStream(endpoint, { turn }, credentials),
+    claimTurn,
+    releaseTurn,
     callTool: (name, args) => channel.request("callTool", { name, arguments: args }),
     storage,
     historyStore: (op, args) => channel.request("historyStore", { op, args }),

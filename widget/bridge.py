@@ -41,8 +41,13 @@ class HostTransport:
         self.host = host
         self._open: list[Any] = []  # JS proxies are not hashable: a list, not a set
 
-    async def complete(self, request: dict[str, Any]) -> AsyncIterator[list[Any]]:
-        stream = self.host.openStream(json.dumps(request, ensure_ascii=False))
+    def complete(self, request: dict[str, Any]) -> AsyncIterator[list[Any]]:
+        return self._read(self.host.openStream(json.dumps(request, ensure_ascii=False)))
+
+    def resume(self, turn: str) -> AsyncIterator[list[Any]]:
+        return self._read(self.host.resumeStream(turn))
+
+    async def _read(self, stream: Any) -> AsyncIterator[list[Any]]:
         self._open.append(stream)
         try:
             while isinstance(batch := await stream.next(), str):
@@ -59,9 +64,17 @@ class HostTransport:
             stream.close()
 
     def cancel(self) -> None:
-        """Abort every request in flight (a stop): their `next()` rejects at once."""
+        """Abort every request in flight (a stop): their `next()` rejects at once, and the
+        server is told to stop an answer it would otherwise keep writing for a reload."""
         for stream in list(self._open):
             stream.close()
+
+    async def claim(self, turn: str) -> bool:
+        """Take `turn` for this tab, unless another tab is reading it (a Web Lock)."""
+        return bool(await self.host.claimTurn(turn))
+
+    def release(self, turn: str) -> None:
+        self.host.releaseTurn(turn)
 
 
 class PageKeyValue:
@@ -161,6 +174,8 @@ class Bridge:
             on_alert=lambda message: self._emit("alert", message),
             on_list=lambda: self._emit("history", self.conversations.listing()),
             on_stopping=self._stopping,
+            claim=self.transport.claim,
+            release=self.transport.release,
         )
         self._shown: Sequence[Message] = ()
         self._meta: dict[str, Any] = {}
@@ -219,6 +234,11 @@ class Bridge:
     async def stop(self) -> None:
         await self.conversations.stop()
 
+    async def pick_up(self) -> None:
+        answer = await self.conversations.pick_up()
+        if answer is not None:
+            self._alert_failure(answer)
+
     async def save(self) -> dict[str, Any]:
         return self.session.snapshot().to_dict()
 
@@ -248,6 +268,7 @@ class Bridge:
 
     async def open(self, conversation_id: str) -> None:
         await self.conversations.open(conversation_id)
+        self._meta_changed()  # `unfinished`: the page picks the answer up
 
     async def forget(self, conversation_id: str) -> None:
         await self.conversations.forget(conversation_id)
@@ -350,6 +371,7 @@ class Bridge:
             "provider": session.provider,
             "thinking": session.thinking,
             "busy": session.busy,
+            "unfinished": self.conversations.unfinished is not None,
             "usage": session.usage,
             "models": self.offered,
         }

@@ -4,13 +4,19 @@ After each settled turn, again when a generated title lands, before switching aw
 conversation, opening another, forking) and on dispose, the live conversation is stored.
 An empty conversation is never stored, and an answer still streaming never is either (a
 snapshot leaves it out).
+
+When the server keeps an answer for a reload (with Redis), it names it with a turn id as it
+starts: the conversation is stored at once with that id beside it (`pending` in its meta),
+and after a reload it is opened again and the answer picked up (`pick_up`) where the server
+has it. A tab holds a claim on a turn while it reads it, so a second tab never picks up the
+same answer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -33,7 +39,12 @@ class Kept(Protocol):
     async def read(self, conversation_id: str) -> dict[str, Any] | None: ...
     async def peek(self, conversation_id: str) -> dict[str, Any] | None: ...
     async def keep(
-        self, snapshot: Snapshot, *, named: bool = False, spare: Collection[str] = ()
+        self,
+        snapshot: Snapshot,
+        *,
+        named: bool = False,
+        spare: Collection[str] = (),
+        pending: str = "",
     ) -> Entry: ...
     async def forget(self, conversation_id: str) -> None: ...
     async def changed(self, key: str) -> bool: ...
@@ -55,6 +66,8 @@ class Conversations:
         on_list: Callable[[], None] = lambda: None,
         on_stopping: Callable[[], None] = lambda: None,
         models: Mapping[str, tuple[str, str | None]] | None = None,
+        claim: Callable[[str], Awaitable[bool]] | None = None,
+        release: Callable[[str], None] = lambda turn: None,
     ) -> None:
         self.session = session
         self.history = history
@@ -68,7 +81,14 @@ class Conversations:
         self.models = dict(models or {})
         #: the searchable text of kept conversations, read once (see `search`)
         self._texts: dict[str, str] = {}
+        #: takes a turn for this tab (False: another tab reads it); `release` gives it back
+        self.claim = claim or _always
+        self.release = release
+        self._claimed: list[str] = []
+        #: the turn of the open conversation's unfinished answer, until `pick_up` reads it
+        self.unfinished: str | None = None
         session.after_turn = self.keep
+        session.on_turn = self._answer_named
         self._keeping = asyncio.Lock()
         self._idle = asyncio.Event()
         self._idle.set()
@@ -83,11 +103,12 @@ class Conversations:
             await self.history.load()
             self.on_list()
         if snapshot is None:
+            await self._reopen_unfinished()
             return None
         data = read_snapshot(snapshot)
         if data is None:
             return "Chatkeep: the start-up snapshot could not be read; a new conversation opens."
-        self.session.load(from_dict(data))
+        self._load(from_dict(data))
         self._offered_model()
         return None
 
@@ -107,6 +128,14 @@ class Conversations:
         self.session.show_version(index, version)
         await self.keep()
 
+    async def pick_up(self) -> Message | None:
+        """Show the rest of the open conversation's unfinished answer, as the server has it,
+        and store it complete; None when there is nothing to pick up."""
+        turn, self.unfinished = self.unfinished, None
+        if turn is None:
+            return None
+        return await self._turn(self.session.resume(turn, self.transport))
+
     async def stop(self) -> None:
         """End the running turn, if any, and wait until it has settled (and been stored)."""
         if not self._idle.is_set():
@@ -119,14 +148,14 @@ class Conversations:
         await self.stop()
         forked, text = self.session.fork(index)
         await self.keep()
-        self.session.load(forked)
+        self._load(forked)
         await self.keep()
         return text
 
     async def new(self) -> None:
         await self.stop()
         await self.keep()
-        self.session.load(None)
+        self._load(None)
 
     async def open(self, conversation_id: str) -> None:
         if conversation_id == self.session.id:
@@ -138,11 +167,13 @@ class Conversations:
             raise WidgetError("That conversation could not be read. It was left as it is.")
         await self.stop()
         await self.keep()
-        self.session.load(from_dict(data))
+        self._load(from_dict(data))
         self._offered_model()
         entry = self.history.entry(conversation_id)
         if entry is not None and entry.named:
             self.session.adopt_title(entry.title)
+        if entry is not None and entry.pending and await self._claim(entry.pending):
+            self.unfinished = entry.pending
 
     async def restore(self, value: object | None) -> None:
         """Open a host-supplied snapshot (checked strictly), or a new conversation for `None`."""
@@ -154,7 +185,7 @@ class Conversations:
         repaired = snapshot.with_messages(repair(list(snapshot.messages)))
         await self.stop()
         await self.keep()
-        self.session.load(repaired)
+        self._load(repaired)
         self._offered_model()
         await self.keep()  # kept at once, like every change: closing the page loses nothing
 
@@ -174,7 +205,7 @@ class Conversations:
         await self.history.forget(conversation_id)
         self._texts.pop(conversation_id, None)
         if conversation_id == self.session.id:
-            self.session.load(None)
+            self._load(None)
         self.on_list()
 
     async def search(self, query: str) -> list[str]:
@@ -290,7 +321,10 @@ class Conversations:
         # interleaving could land the older state last.
         async with self._keeping:
             try:
-                stored = await self.history.keep(self.session.snapshot(), named=self.session.named)
+                stored = await self.history.keep(
+                    self.session.snapshot(), named=self.session.named,
+                    pending=self.session.turn or self.unfinished or "",
+                )  # fmt: skip
             except StorageFull as exc:
                 self.on_alert(str(exc))
                 return
@@ -323,6 +357,50 @@ class Conversations:
             await self.history.accept(self.session.id)
         self.on_list()
 
+    async def _answer_named(self, turn: str) -> None:
+        """The server keeps the answer being written: store the turn id with the question."""
+        await self._claim(turn)
+        await self.keep()
+
+    async def _reopen_unfinished(self) -> None:
+        """After a reload, open the newest conversation whose answer the server was still
+        writing (unless another tab is reading it), for `pick_up`."""
+        if self.history is None:
+            return
+        for entry in self.history.entries():
+            if not entry.pending or not await self._claim(entry.pending):
+                continue
+            data = await self.history.read(entry.id)
+            if data is None:
+                self._let_go()
+                continue
+            self._load(from_dict(data), unfinished=entry.pending)
+            if entry.named:
+                self.session.adopt_title(entry.title)
+            return
+
+    async def _claim(self, turn: str) -> bool:
+        if turn in self._claimed:
+            return True
+        if not await self.claim(turn):
+            return False
+        self._claimed.append(turn)
+        return True
+
+    def _let_go(self, keep: str | None = None) -> None:
+        """Give back the claims of turns no longer read here, all but `keep`."""
+        for turn in self._claimed:
+            if turn != keep:
+                self.release(turn)
+        self._claimed = [keep] if keep in self._claimed else []
+
+    def _load(self, snapshot: Snapshot | None, unfinished: str | None = None) -> None:
+        """Open `snapshot` (None: a new conversation); `unfinished` names its answer still
+        being written, claimed already. Every other claim is given back."""
+        self.session.load(snapshot)
+        self.unfinished = unfinished
+        self._let_go(keep=unfinished)
+
     def _offered_model(self) -> None:
         """A conversation opened on a model no longer offered continues on the default one."""
         if not self.models or self.session.model_id in self.models:
@@ -349,6 +427,7 @@ class Conversations:
             answer = await turn
         finally:
             self._idle.set()
+            self._let_go()
         await self._settled(answer)
         return answer
 
@@ -363,6 +442,10 @@ class Conversations:
         users = sum(1 for m in history if m["role"] == "user")
         answered = any(m["role"] == "assistant" and "error" not in m for m in history)
         return users == 1 and answered and "error" not in answer and not self.session.has_own_title
+
+
+async def _always(turn: str) -> bool:
+    return True
 
 
 def searchable_text(messages: Sequence[Message]) -> str:

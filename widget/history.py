@@ -4,7 +4,7 @@ Storage is any key-value store (localStorage through the page, or page memory). 
 conversation has two keys of its own, and there is no shared index a tab could overwrite
 with a stale copy:
 
-    <prefix>:meta:<id>   {"v": 1, "title", "updated", "rev", "size", "named"?}   read at start
+    <prefix>:meta:<id>   {"v": 1, "title", "updated", "rev", "size", "named"?, "pending"?}
     <prefix>:conv:<id>   the snapshot's JSON text                               read when opened
 
 Each store is one batch of writes that the page applies together or not at all (one trip),
@@ -95,6 +95,8 @@ class Entry:
     named: bool = False
     #: how many messages the stored conversation holds (-1: not recorded)
     size: int = -1
+    #: the server's turn id of an answer still being written when this was stored
+    pending: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "updated": self.updated}
@@ -155,9 +157,16 @@ class History:
         return snapshot
 
     async def keep(
-        self, snapshot: Snapshot, *, named: bool = False, spare: Collection[str] = ()
+        self,
+        snapshot: Snapshot,
+        *,
+        named: bool = False,
+        spare: Collection[str] = (),
+        pending: str = "",
     ) -> Entry:
         """Store a conversation in one batch of writes; returns its entry as stored.
+
+        `pending` is the turn id of an answer the server is still writing, kept in the meta.
 
         The batch also drops what is over the limit. If another tab added turns to this
         conversation since this tab last saw it, this tab's version is kept as a new
@@ -176,7 +185,7 @@ class History:
         room = list(reversed(others[: len(others) - len(over_limit)]))  # oldest first
         given_up: list[str] = []
         while True:
-            meta = self._meta_text(snapshot, named)
+            meta = self._meta_text(snapshot, named, pending)
             changes = [change for gone in over_limit + given_up for change in self._removal(gone)]
             # Transcript before meta: a listed entry always has its transcript.
             changes += [
@@ -252,11 +261,14 @@ class History:
             self._meta_texts[conversation_id] = text
         return before != entry
 
-    def _meta_text(self, snapshot: Snapshot, named: bool) -> str:
-        meta = {"v": META_VERSION, "title": snapshot.title, "updated": snapshot.updated,
-                "rev": uuid.uuid4().hex, "size": len(snapshot.messages)}  # fmt: skip
+    def _meta_text(self, snapshot: Snapshot, named: bool, pending: str) -> str:
+        meta: dict[str, Any] = {"v": META_VERSION, "title": snapshot.title,
+                                "updated": snapshot.updated, "rev": uuid.uuid4().hex,
+                                "size": len(snapshot.messages)}  # fmt: skip
         if named:
             meta["named"] = True
+        if pending:
+            meta["pending"] = pending
         return json.dumps(meta, ensure_ascii=False)
 
     def _removal(self, conversation_id: str) -> list[Change]:
@@ -293,7 +305,11 @@ def parse_meta(conversation_id: str, text: str | None) -> Entry | None:
     size = data.get("size")
     if isinstance(size, bool) or not isinstance(size, int):
         size = -1
-    return Entry(conversation_id, title, updated, rev, data.get("named") is True, size)
+    pending = data.get("pending")
+    return Entry(
+        conversation_id, title, updated, rev, data.get("named") is True, size,
+        pending if isinstance(pending, str) else "",
+    )  # fmt: skip
 
 
 def newest_first(entries: Iterable[Entry]) -> list[Entry]:
@@ -335,8 +351,14 @@ class HostedHistory:
     peek = read  # the host's store decides what wins: looking is reading
 
     async def keep(
-        self, snapshot: Snapshot, *, named: bool = False, spare: Collection[str] = ()
+        self,
+        snapshot: Snapshot,
+        *,
+        named: bool = False,
+        spare: Collection[str] = (),
+        pending: str = "",
     ) -> Entry:
+        # The host's store keeps snapshots only: an unfinished answer is not picked up later.
         await self.store.keep(snapshot.id, snapshot.to_dict(), snapshot.title)
         entry = Entry(snapshot.id, snapshot.title, snapshot.updated, named=named)
         self._entries[snapshot.id] = entry

@@ -23,6 +23,7 @@ OPERATIONS: dict[str, dict[str, str]] = {
     "edit": {"index": "integer", "text": "string"},
     "showVersion": {"index": "integer", "version": "integer"},
     "stop": {},
+    "pickUp": {},
     # the live conversation
     "save": {},
     "restore": {"snapshot": "any"},

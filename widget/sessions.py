@@ -18,7 +18,7 @@ from .errors import HistoryError, TurnError, WidgetError
 from .messages import Message, copy_message, pending_tool_calls, validate_messages
 from .requests import chat_request, title_request
 from .snapshots import THINKING_LEVELS, Snapshot
-from .streams import AnswerBuilder
+from .streams import TURN_KEY, AnswerBuilder
 from .titles import clean_title, derive_title
 from .tools import Tool, tool_from_callable
 
@@ -30,6 +30,10 @@ class Transport(Protocol):
     """Carries one request to the model; yields batches of parsed stream chunks."""
 
     def complete(self, request: dict[str, Any]) -> AsyncIterator[list[Any]]: ...
+
+    def resume(self, turn: str) -> AsyncIterator[list[Any]]:
+        """The answer the server keeps under `turn`, from its first chunk."""
+        ...
 
 
 Listener = Callable[[str], None]
@@ -70,8 +74,12 @@ class Session:
         self._draft: AnswerBuilder | None = None
         self._stop_requested = False
         self.usage: dict[str, int] | None = None
+        #: the server's id of the answer being streamed, while a reload could pick it up
+        self.turn: str | None = None
         #: awaited when a turn ends, before listeners hear that it has (used to store it)
         self.after_turn: Callable[[], Awaitable[None]] | None = None
+        #: awaited when the server names the answer being streamed (used to store the name)
+        self.on_turn: Callable[[str], Awaitable[None]] | None = None
         self._reset(None)
 
     # -- the conversation --------------------------------------------------------------
@@ -213,6 +221,15 @@ class Session:
         self._running = True  # busy from the first change listeners hear
         self._append(message)
         return await self._run(transport)
+
+    async def resume(self, turn: str, transport: Transport) -> Message:
+        """Pick up the answer the server kept writing under `turn` (after a reload), and
+        carry on from it as `send` would have: tool calls run, the turn is stored once done."""
+        self._require_idle()
+        if not self._messages or self._messages[-1]["role"] not in ("user", "tool"):
+            raise TurnError("there is no unanswered message to pick an answer up for")
+        self._running = True
+        return await self._run(transport, resume=turn)
 
     async def retry(self, index: int, transport: Transport) -> Message:
         """Run the user message at `index` again, replacing everything after it."""
@@ -357,12 +374,13 @@ class Session:
         self.usage = None
         self._running = False
 
-    async def _run(self, transport: Transport) -> Message:
+    async def _run(self, transport: Transport, resume: str | None = None) -> Message:
         self._running = True
         self._stop_requested = False
         try:
             for _ in range(MAX_TOOL_ROUNDS):
-                answer = await self._stream_answer(transport)
+                answer = await self._stream_answer(transport, resume)
+                resume = None
                 if "error" in answer or not answer.get("tool_calls"):
                     return answer
                 calls_at = len(self._messages) - 1
@@ -384,19 +402,26 @@ class Session:
                 self._running = False
                 self._emit("messages")
 
-    async def _stream_answer(self, transport: Transport) -> Message:
+    async def _stream_answer(self, transport: Transport, resume: str | None) -> Message:
         builder = AnswerBuilder()
         self._draft = builder
         self._emit("draft")
+        self.turn = resume
+        chunks = transport.resume(resume) if resume else transport.complete(self.request())
         try:
-            async for batch in transport.complete(self.request()):
+            async for batch in chunks:
                 if self._stop_requested:  # what arrives after "stop" is not shown
                     break
                 for chunk in batch:
-                    builder.feed(chunk)
+                    if isinstance(chunk, dict) and isinstance(chunk.get(TURN_KEY), str):
+                        await self._turn_named(chunk[TURN_KEY])
+                    else:
+                        builder.feed(chunk)
                 self._emit("draft")
         except TurnError as exc:
             return self._fail(builder, STOPPED if self._stop_requested else str(exc))
+        finally:
+            self.turn = None
         if self._stop_requested:
             return self._fail(builder, STOPPED)
         if builder.finish_reason is None and not builder.content and not builder.tool_calls:
@@ -406,6 +431,11 @@ class Session:
         self._draft = None
         self._append(message)
         return message
+
+    async def _turn_named(self, turn: str) -> None:
+        self.turn = turn
+        if self.on_turn is not None:
+            await self.on_turn(turn)
 
     async def _run_tool(self, call: Message) -> Message:
         name = call["function"]["name"]

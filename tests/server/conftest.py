@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import gzip
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from server import Settings
+from server.testing import RedisServer
+
+
+@pytest.fixture
+def redis() -> Iterator[RedisServer]:
+    """A redis-server of the test's own, on a free port."""
+    with RedisServer() as server:
+        yield server
 
 
 @pytest.fixture

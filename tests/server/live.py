@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -17,6 +19,12 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from server.testing import free_port
+
+#: Marks tests that need a real Redis: skipped, saying why, where redis-server is missing.
+needs_redis = pytest.mark.skipif(
+    shutil.which("redis-server") is None,
+    reason="redis-server is not installed (make test installs it)",
+)
 
 
 class LiveServer:
@@ -58,14 +66,15 @@ class Received:
 class FakeUpstream:
     """An OpenAI-compatible upstream with switches, recording what reached it and when.
 
-    mode: "ok" (stream a few chunks), "slow_start" (wait before answering), "slow_stream"
-    (a chunk every `interval` seconds, for ever), "drop" (close mid-stream), "error_event",
-    "status" (answer `status` with an error body).
+    mode: "ok" (stream `count` chunks, `interval` seconds apart), "slow_start" (wait before
+    answering), "slow_stream" (a chunk every `interval` seconds, for ever), "drop" (close
+    mid-stream), "error_event", "status" (answer `status` with an error body).
     """
 
     mode: str = "ok"
     status: int = 500
     interval: float = 0.05
+    count: int = 3
     received: list[Received] = field(default_factory=list)
 
     def app(self) -> Starlette:
@@ -111,7 +120,7 @@ class FakeUpstream:
                 yield b'data: {"error": {"message": "the model overloaded"}}\n\n'
                 return
             count = 0
-            while self.mode == "slow_stream" or count < 3:
+            while self.mode == "slow_stream" or count < self.count:
                 await asyncio.sleep(self.interval)
                 yield chunk(f" {count}")
                 count += 1

@@ -3,74 +3,34 @@ chat that carries on, counting in its own process, when Redis goes away."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import time
-from collections.abc import Iterator
-
 import httpx
 import pytest
+from live import needs_redis
 
-from server.testing import ChatkeepServer, free_port
+from server.testing import ChatkeepServer, RedisServer
 
-REDIS = shutil.which("redis-server")
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        REDIS is None, reason="redis-server is not installed (make test installs it)"
-    ),
-]
+pytestmark = [pytest.mark.slow, needs_redis]
 BODY = {"model": "demo", "messages": [{"role": "user", "content": "My name is Ann"}]}
-
-
-class Redis:
-    """A redis-server of the test's own, on a free port, keeping nothing on disk."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process = subprocess.Popen(
-            [str(REDIS), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        deadline = time.monotonic() + 10
-        while subprocess.run(["redis-cli", "-p", str(self.port), "ping"],
-                             capture_output=True, text=True).stdout.strip() != "PONG":  # fmt: skip
-            if time.monotonic() > deadline:
-                raise RuntimeError("redis-server did not start")
-            time.sleep(0.05)
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(10)
-
-
-@pytest.fixture
-def redis() -> Iterator[Redis]:
-    server = Redis()
-    yield server
-    server.stop()
 
 
 def ask(server: ChatkeepServer) -> int:
     return httpx.post(f"{server.url}/api/chat/completions", json=BODY, timeout=30).status_code
 
 
-def test_two_servers_share_one_rate_limit(redis: Redis) -> None:
+def test_two_servers_share_one_rate_limit(redis: RedisServer) -> None:
     flags = ["--redis-url", redis.url, "--rate-limit", "3"]
     with ChatkeepServer(*flags) as first, ChatkeepServer(*flags) as second:
         statuses = [ask(first), ask(second), ask(first), ask(second)]
     assert statuses == [200, 200, 200, 429]
 
 
-def test_two_workers_share_one_rate_limit(redis: Redis) -> None:
+def test_two_workers_share_one_rate_limit(redis: RedisServer) -> None:
     with ChatkeepServer("--workers", "2", "--redis-url", redis.url, "--rate-limit", "4") as server:
         statuses = [ask(server) for _ in range(6)]
     assert statuses.count(200) == 4 and statuses[4:] == [429, 429]
 
 
-def test_two_servers_share_one_daily_budget(redis: Redis) -> None:
+def test_two_servers_share_one_daily_budget(redis: RedisServer) -> None:
     flags = ["--redis-url", redis.url, "--daily-tokens", "1"]
     with ChatkeepServer(*flags) as first, ChatkeepServer(*flags) as second:
         statuses = [ask(first), ask(second), ask(first)]
@@ -80,7 +40,7 @@ def test_two_servers_share_one_daily_budget(redis: Redis) -> None:
     assert refused.json()["error"]["code"] == "budget_exhausted"
 
 
-def test_without_redis_the_chat_goes_on_counting_in_its_own_process(redis: Redis) -> None:
+def test_without_redis_the_chat_goes_on_counting_in_its_own_process(redis: RedisServer) -> None:
     with ChatkeepServer("--redis-url", redis.url, "--rate-limit", "100") as server:
         assert ask(server) == 200
         redis.stop()

@@ -1,0 +1,98 @@
+"""With Redis, an answer still being written survives a reload of the page: the reloaded
+widget opens the conversation again and shows the answer continuing to its end, stored
+complete, and the model is asked once. Stop still ends it within a second."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pages import host_page, log, screenshot, settled, wait_ready
+from playwright.sync_api import Page, expect
+from servers import RunningServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "server"))
+from live import FakeUpstream, LiveServer, needs_redis
+
+from server.testing import RedisServer
+
+pytestmark = [pytest.mark.slow, needs_redis]
+WHOLE = "Hello" + "".join(f" {n}" for n in range(16))
+
+
+@pytest.fixture(scope="module")
+def keeping() -> Iterator[tuple[FakeUpstream, RunningServer]]:
+    """A chat server with Redis, before an upstream writing an answer over six seconds."""
+    fake = FakeUpstream(mode="ok", interval=0.4, count=16)
+    with RedisServer() as redis, LiveServer(fake.app()) as upstream:
+        chat = RunningServer("--upstream", f"{upstream.url}/v1", "--model", "gpt-live",
+                             "--redis-url", redis.url)  # fmt: skip
+        chat.wait_until_up()
+        yield fake, chat
+        chat.stop()
+
+
+def answer(page: Page) -> object:
+    return log(page).locator("article[data-role=assistant]")
+
+
+def test_a_reload_mid_answer_shows_it_continuing_to_its_end(
+    page: Page, keeping: tuple[FakeUpstream, RunningServer]
+) -> None:
+    fake, chat = keeping
+    fake.mode, fake.received = "ok", []
+    host_page(page, base=chat.url)
+    page.get_by_role("textbox", name="Message").fill("Tell me about tides")
+    page.get_by_role("button", name="Send").click()
+    expect(answer(page)).to_contain_text("Hello 0")
+
+    page.reload()  # mid-answer
+    wait_ready(page)
+    expect(log(page).locator("article[data-role=user]")).to_have_text("Tell me about tides")
+    # Still being written: the answer grows in front of the person, with Stop offered.
+    expect(page.get_by_role("button", name="Stop")).to_be_visible()
+    screenshot(page, "reload-mid-answer")
+    expect(answer(page)).to_have_text(WHOLE, timeout=15_000)
+    settled(page, at_least=2)
+
+    assert len(fake.received) == 1  # the model was asked once
+    assert page.get_by_role("alert").count() == 0
+    metas = page.evaluate(
+        "Object.keys(localStorage).filter(k => k.includes(':meta:'))"
+        ".map(k => localStorage.getItem(k))"
+    )
+    assert len(metas) == 1 and "pending" not in json.loads(metas[0])  # stored complete
+
+    page.reload()  # and it stays so
+    wait_ready(page)
+    expect(log(page).locator("article")).to_have_count(0)  # a new conversation, as always
+    page.get_by_role("button", name="History").click()
+    page.get_by_role("list", name="Conversations", exact=True).get_by_role(
+        "button", name="Tell me about tides"
+    ).click()
+    expect(answer(page)).to_have_text(WHOLE)
+    assert len(fake.received) == 1
+
+
+def test_stop_still_ends_a_kept_answer_within_a_second(
+    page: Page, keeping: tuple[FakeUpstream, RunningServer]
+) -> None:
+    fake, chat = keeping
+    fake.mode, fake.received = "slow_stream", []
+    host_page(page, base=chat.url)
+    page.get_by_role("textbox", name="Message").fill("Stream for ever")
+    page.get_by_role("button", name="Send").click()
+    expect(answer(page)).to_contain_text("Hello 0 1")
+    page.get_by_role("button", name="Stop").click()
+    stopped = time.monotonic()
+    expect(page.get_by_role("button", name="Send")).to_be_visible()
+    deadline = stopped + 3
+    while fake.received[-1].ended is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    ended = fake.received[-1].ended
+    assert ended is not None and ended - stopped < 1.0
+    assert len(fake.received) == 1
