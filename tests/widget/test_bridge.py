@@ -23,7 +23,9 @@ if sys.platform != "emscripten" and "pyodide" not in sys.modules:
     package.ffi = ffi  # type: ignore[attr-defined]
     sys.modules.update({"pyodide": package, "pyodide.ffi": ffi})
 
+from widget import Session, TurnError
 from widget.bridge import BUG, Bridge
+from widget.history import History, MemoryKeyValue
 from widget.operations import OPERATIONS, check_arguments, snake_case
 from widget.sessions import STOPPED
 
@@ -46,6 +48,16 @@ class FakeStream:
         self.closed = True
 
 
+class GoneStream(FakeStream):
+    """What the worker's stream does when the server no longer keeps an answer."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    async def next(self) -> str | None:
+        raise TurnError("This answer is no longer kept on the chat server.")
+
+
 class FakeHost:
     """The worker's callbacks, recording every event as the page would receive it."""
 
@@ -53,9 +65,21 @@ class FakeHost:
         self.answers = list(answers)
         self.events: list[tuple[str, Any]] = []
         self.tool_calls: list[tuple[str, str]] = []
+        self.kept: dict[str, list[list[Any]]] = {}
+        self.resumed: list[str] = []
 
     def openStream(self, body: str) -> FakeStream:
         return FakeStream(self.answers.pop(0))
+
+    def resumeStream(self, turn: str) -> FakeStream:
+        self.resumed.append(turn)
+        return FakeStream(self.kept[turn]) if turn in self.kept else GoneStream()
+
+    async def claimTurn(self, turn: str) -> bool:
+        return True
+
+    def releaseTurn(self, turn: str) -> None:
+        pass
 
     def emit(self, kind: str, data: str) -> None:
         self.events.append((kind, json.loads(data)))
@@ -252,3 +276,45 @@ def test_a_conversation_on_a_model_no_longer_offered_opens_on_the_default_with_a
     saved = call(bridge, "save")["result"]
     assert (saved["provider"], saved["model"]) == ("openai", "gpt-4o-mini")
     assert call(bridge, "setModel", model="retired/gpt-3")["error"].startswith("The model")
+
+
+def reloaded_mid_answer(host: FakeHost) -> Bridge:
+    """A widget starting over a store that holds a question whose answer the server was
+    still writing under turn "T1" when the page went away."""
+    store = MemoryKeyValue()
+    asked = Session()
+    asked.set_history([{"role": "user", "content": "Why tides?"}])
+    run(History(store).keep(asked.snapshot(), pending="T1"))
+    bridge = Bridge(host, json.dumps({"history": "memory", "models": [{"id": "demo"}]}))
+    bridge.conversations.history = History(store)
+    return bridge
+
+
+def test_after_a_reload_the_page_is_told_to_pick_the_answer_up_and_sees_it_stream() -> None:
+    host = FakeHost()
+    host.kept["T1"] = streamed("Tides come from the moon.", 3)
+    bridge = reloaded_mid_answer(host)
+    state = json.loads(run(bridge.start()))
+    assert state["meta"]["unfinished"] is True
+    assert [m["content"] for m in state["messages"]] == ["Why tides?"]
+
+    assert call(bridge, "pickUp") == {"result": None}
+    drafts = "".join(d[1] for k, d in host.events if k == "draft" and d)
+    assert drafts == "Tides come from the moon."
+    assert host.resumed == ["T1"]
+    assert [d for k, d in host.events if k == "meta"][-1]["unfinished"] is False
+    assert bridge.session.get_history()[-1] == {
+        "role": "assistant",
+        "content": "Tides come from the moon.",
+    }
+    assert call(bridge, "pickUp") == {"result": None} and host.resumed == ["T1"]  # once
+
+
+def test_an_answer_no_longer_kept_is_alerted_and_kept_as_interrupted() -> None:
+    host = FakeHost()
+    bridge = reloaded_mid_answer(host)
+    run(bridge.start())
+    assert call(bridge, "pickUp") == {"result": None}
+    [alert] = [d for k, d in host.events if k == "alert"]
+    assert alert == "This answer is no longer kept on the chat server."
+    assert bridge.session.get_history()[-1]["error"] == alert
