@@ -49,6 +49,7 @@ GONE = (
 )
 STOPPED = APIError(400, "Stopped before the answer was finished.", "stopped")
 TOO_LONG = APIError(504, "The answer took too long and was ended.", "turn_too_long")
+BROKEN = APIError(502, "The chat server failed while writing this answer.", "server_error")
 
 
 class LiveTurn:
@@ -241,15 +242,22 @@ class Turns:
             self.live.pop(turn.id, None)
 
     async def _produce(self, turn: LiveTurn, call: UpstreamCall) -> None:
-        """The upstream request, until it ends, is stopped, or runs too long."""
-        with anyio.move_on_after(KEEP_SECONDS) as deadline:
-            async with anyio.create_task_group() as group:
-                turn.cancel = group.cancel_scope.cancel
-                group.start_soon(self._watch_stop, turn)
-                await call.stream_into(turn)
-                group.cancel_scope.cancel()
+        """The upstream request, until it ends, is stopped, or runs too long; whatever
+        happens, the turn ends, so no reader waits for ever."""
+        ending = STOPPED
+        try:
+            with anyio.move_on_after(KEEP_SECONDS) as deadline:
+                async with anyio.create_task_group() as group:
+                    turn.cancel = group.cancel_scope.cancel
+                    group.start_soon(self._watch_stop, turn)
+                    await call.stream_into(turn)
+                    group.cancel_scope.cancel()
+            if deadline.cancel_called:
+                ending = TOO_LONG
+        except Exception:
+            log.exception("A kept answer failed inside the server")
+            ending = BROKEN
         if not turn.ended:
-            ending = TOO_LONG if deadline.cancel_called else STOPPED
             if not turn.started:
                 await turn.refuse(ending)
             else:
