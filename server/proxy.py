@@ -248,19 +248,27 @@ class UpstreamResponse(Response):
         self.call = call
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async with anyio.create_task_group() as group:
-
-            async def watch_disconnect() -> None:
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                group.cancel_scope.cancel()
-
-            group.start_soon(watch_disconnect)
+        async def relay() -> None:
             if self.call.streams:
                 await self.call.stream_into(EventStream(scope, send))
             else:
                 await (await self.call.whole())(scope, _no_receive, send)
+
+        await while_connected(receive, relay)
+
+
+async def while_connected(receive: Receive, work: Callable[[], Awaitable[None]]) -> None:
+    """Run `work` until it ends or the client disconnects, whichever comes first."""
+    async with anyio.create_task_group() as group:
+
+        async def watch_disconnect() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
             group.cancel_scope.cancel()
+
+        group.start_soon(watch_disconnect)
+        await work()
+        group.cancel_scope.cancel()
 
 
 BAD_ANSWER = "The model service sent an answer this server cannot read."

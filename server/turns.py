@@ -34,7 +34,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
-from .proxy import EventStream, UpstreamCall
+from .proxy import EventStream, UpstreamCall, while_connected
 
 log = logging.getLogger("chatkeep")
 
@@ -67,8 +67,19 @@ class LiveTurn:
         self.listeners = 0
         #: False once Redis failed for this turn: nobody else can read it
         self.shared = True
-        self.cancel: Callable[[], None] = lambda: None
+        self.stopping = False
+        self._cancel: Callable[[], None] = lambda: None
         self._changed = asyncio.Event()
+
+    def stop(self) -> None:
+        """End the upstream request now (or as soon as it starts)."""
+        self.stopping = True
+        self._cancel()
+
+    def on_stop(self, cancel: Callable[[], None]) -> None:
+        self._cancel = cancel
+        if self.stopping:
+            cancel()
 
     # -- StreamSink: what the upstream call writes ---------------------------------------
 
@@ -216,7 +227,7 @@ class Turns:
         turn_id = request.path_params["turn"]
         live = self.live.get(turn_id)
         if live is not None and live.owner in ("", owner_of(client)):
-            live.cancel()
+            live.stop()
             return Response(status_code=204)
         await self._check_owner(turn_id, client)
         try:
@@ -248,7 +259,7 @@ class Turns:
         try:
             with anyio.move_on_after(KEEP_SECONDS) as deadline:
                 async with anyio.create_task_group() as group:
-                    turn.cancel = group.cancel_scope.cancel
+                    turn.on_stop(group.cancel_scope.cancel)
                     group.start_soon(self._watch_stop, turn)
                     await call.stream_into(turn)
                     group.cancel_scope.cancel()
@@ -271,7 +282,7 @@ class Turns:
                 continue
             try:
                 if await self.store.stop_asked(turn.id):
-                    turn.cancel()
+                    turn.stop()
                     return
             except self.redis_errors:
                 continue  # the mirror says so in the log; the page's own Stop still works
@@ -299,7 +310,7 @@ class Turns:
                     self.store.failed(exc)
                     turn.shared = False
                     if turn.listeners == 0:
-                        turn.cancel()  # nobody is reading, and nobody else can
+                        turn.stop()  # nobody is reading, and nobody else can
                     return
                 self.store.worked()
             written += len(new)
@@ -341,28 +352,19 @@ class LiveTurnResponse(Response):
         turn = self.turn
         turn.listeners += 1
         try:
-            async with anyio.create_task_group() as group:
-
-                async def watch_disconnect() -> None:
-                    while (await receive())["type"] != "http.disconnect":
-                        pass
-                    group.cancel_scope.cancel()
-
-                group.start_soon(watch_disconnect)
-                await self._relay(scope, send)
-                group.cancel_scope.cancel()
+            await while_connected(receive, lambda: self._relay(scope, send))
         finally:
             turn.listeners -= 1
             if turn.listeners == 0 and not turn.shared and not turn.ended:
-                turn.cancel()  # Redis failed: nobody else can pick this answer up
+                turn.stop()  # Redis failed: nobody else can pick this answer up
 
     async def _relay(self, scope: Scope, send: Send) -> None:
         turn = self.turn
         await turn.wait(None)
-        if turn.refused is not None:
-            await turn.refused.response()(scope, _no_receive, send)
-            return
         stream = EventStream(scope, send, {TURN_HEADER: turn.id})
+        if turn.refused is not None:
+            await stream.refuse(turn.refused)
+            return
         await stream.start()
         sent = 0
         while True:
@@ -388,16 +390,7 @@ class StoredTurnResponse(Response):
         self.first = first
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async with anyio.create_task_group() as group:
-
-            async def watch_disconnect() -> None:
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                group.cancel_scope.cancel()
-
-            group.start_soon(watch_disconnect)
-            await self._relay(scope, send)
-            group.cancel_scope.cancel()
+        await while_connected(receive, lambda: self._relay(scope, send))
 
     async def _relay(self, scope: Scope, send: Send) -> None:
         stream = EventStream(scope, send, {TURN_HEADER: self.turn_id})
@@ -425,7 +418,3 @@ class StoredTurnResponse(Response):
                 # Closed without an ending: the widget asks again from `after`.
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
                 return
-
-
-async def _no_receive() -> dict[str, Any]:  # pragma: no cover - never awaited
-    return {"type": "http.disconnect"}

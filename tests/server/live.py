@@ -77,6 +77,17 @@ class FakeUpstream:
     count: int = 3
     received: list[Received] = field(default_factory=list)
 
+    def seconds_to_end(self, since: float, wait: float = 3.0) -> float:
+        """How long after `since` (a `time.monotonic()`) the last request reaching this
+        upstream ended, waiting up to `wait` seconds for it; infinity if it never did."""
+        deadline = since + wait
+        while (not self.received or self.received[-1].ended is None) and (
+            time.monotonic() < deadline
+        ):
+            time.sleep(0.02)
+        ended = self.received[-1].ended if self.received else None
+        return float("inf") if ended is None else ended - since
+
     def app(self) -> Starlette:
         return Starlette(routes=[Route("/v1/chat/completions", self.completions, methods=["POST"])])
 
