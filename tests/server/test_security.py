@@ -29,6 +29,17 @@ def test_an_allowed_origin_may_call_the_api_with_cors_headers(http: TestClient) 
     assert response.headers["access-control-allow-origin"] == ALLOWED
 
 
+def test_an_embedding_page_may_read_the_turn_id_and_stop_a_turn(http: TestClient) -> None:
+    """Cross-origin, a page reads only the headers it is allowed to: the turn id must be one
+    of them, or a widget embedded elsewhere could never pick an answer up after a reload."""
+    preflight = {"origin": ALLOWED, "access-control-request-method": "DELETE"}
+    with http:
+        response = http.post("/api/chat/completions", json=chat(), headers={"origin": ALLOWED})
+        stop = http.options("/api/chat/turns/some-turn", headers=preflight)
+    assert "x-chatkeep-turn" in response.headers["access-control-expose-headers"]
+    assert stop.status_code == 200 and "DELETE" in stop.headers["access-control-allow-methods"]
+
+
 def test_a_preflight_from_an_allowed_origin_is_answered(http: TestClient) -> None:
     headers = {"origin": ALLOWED, "access-control-request-method": "POST",
                "access-control-request-headers": "content-type"}  # fmt: skip
