@@ -375,6 +375,7 @@ class Conversations:
                 self._let_go()
                 continue
             self._load(from_dict(data), unfinished=entry.pending)
+            self._offered_model()
             if entry.named:
                 self.session.adopt_title(entry.title)
             return
