@@ -92,3 +92,27 @@ def test_stop_still_ends_a_kept_answer_within_a_second(
     expect(page.get_by_role("button", name="Send")).to_be_visible()
     assert fake.seconds_to_end(stopped) < 1.0
     assert len(fake.received) == 1
+
+
+def test_a_second_tab_leaves_an_answer_the_first_is_still_reading(
+    page: Page, keeping: tuple[FakeUpstream, RunningServer]
+) -> None:
+    fake, chat = keeping
+    fake.mode, fake.received = "ok", []
+    log_from = len(chat.output)
+    host_page(page, base=chat.url)
+    page.get_by_role("textbox", name="Message").fill("Tell me about tides")
+    page.get_by_role("button", name="Send").click()
+    expect(answer(page)).to_contain_text("Hello 0")
+
+    second = page.context.new_page()  # same origin: the same storage, the same Web Locks
+    host_page(second, base=chat.url)
+    # The question is stored with its turn id, but the first tab holds the turn: the
+    # second opens on a new conversation instead of reading the same answer again.
+    expect(log(second).locator("article")).to_have_count(0)
+    expect(answer(page)).to_have_text(WHOLE, timeout=15_000)
+    second.close()
+
+    assert len(fake.received) == 1
+    # Nobody asked for the answer a second time.
+    assert "/api/chat/turns/" not in chat.output[log_from:]
