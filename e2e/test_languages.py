@@ -23,6 +23,27 @@ def test_german_from_the_lang_attribute(page: Page) -> None:
     expect(page.get_by_role("button", name="Exportieren")).to_be_visible()
 
 
+def test_what_the_server_and_python_say_shows_in_german_too(page: Page) -> None:
+    host_page(page, 'history="memory" lang="de"')
+    page.route(
+        "**/api/chat/completions",
+        lambda route: route.fulfill(status=429, json={"error": {
+            "message": "Too many requests: the limit is 60 a minute. Try again in 12 seconds.",
+            "type": "rate_limit_error", "code": "rate_limited"}}),
+    )  # fmt: skip
+    send(page, "Hallo?", field="Nachricht", button="Senden")
+    expect(page.get_by_role("alert")).to_have_text(
+        "Zu viele Anfragen: erlaubt sind 60 pro Minute. Versuch es in 12 Sekunden noch einmal."
+    )
+    # The failed answer is marked in German as well.
+    failed = page.get_by_role("log", name="Gespräch").locator(
+        "article[data-role=assistant] .interrupted"
+    )
+    expect(failed).to_have_text(
+        "Zu viele Anfragen: erlaubt sind 60 pro Minute. Versuch es in 12 Sekunden noch einmal."
+    )
+
+
 def test_the_page_s_language_is_the_default_and_an_unknown_one_is_english(page: Page) -> None:
     host_page(page, 'history="memory"', script="document.documentElement.lang = 'de-AT';")
     expect(page.get_by_role("button", name="Senden")).to_be_visible()

@@ -50,6 +50,8 @@ GONE = (
 STOPPED = APIError(400, "Stopped before the answer was finished.", "stopped")
 TOO_LONG = APIError(504, "The answer took too long and was ended.", "turn_too_long")
 BROKEN = APIError(502, "The chat server failed while writing this answer.", "server_error")
+SILENT = APIError(502, "The answer stopped arriving. Try again.", "upstream_dropped")
+STORE_AWAY = "Answers cannot be picked up right now: the chat server's store is away."
 
 
 class LiveTurn:
@@ -329,10 +331,7 @@ class Turns:
 
     def _unavailable(self, exc: Exception) -> APIError:
         self.store.failed(exc)
-        return APIError(
-            503, "Answers cannot be picked up right now: the chat server's store is away.",
-            "store_unavailable",
-        )  # fmt: skip
+        return APIError(503, STORE_AWAY, "store_unavailable")
 
 
 def owner_of(client: str) -> str:
@@ -407,8 +406,7 @@ class StoredTurnResponse(Response):
                     return
             idle = 0.0 if entries else idle + 1.0
             if idle > self.turns.idle_seconds:
-                gone = APIError(502, "The answer stopped arriving. Try again.", "upstream_dropped")
-                await stream.event(gone.sse_data())
+                await stream.event(SILENT.sse_data())
                 await stream.end(False)
                 return
             try:

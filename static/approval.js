@@ -6,7 +6,7 @@
  * @param {HTMLElement} log
  * @param {{name: string, arguments: string}} call
  * @param {AbortSignal} signal
- * @param {import("./strings.js").Translate} t  the widget's strings
+ * @param {import("./strings.js").Lookup} t  the widget's strings
  * @returns {Promise<boolean>}
  */
 export function askApproval(log, call, signal, t) {

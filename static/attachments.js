@@ -13,7 +13,7 @@ export class AttachmentTray {
   /**
    * @param {ShadowRoot} root  holding `.files` (the chips), `.file-input` and `.attach`
    * @param {{limit: () => number, alert: (text: string) => void,
-   *   t: import("./strings.js").Translate}} options  `alert("")` clears
+   *   t: import("./strings.js").Lookup}} options  `alert("")` clears
    */
   constructor(root, { limit, alert, t }) {
     this.#list = /** @type {HTMLElement} */ (root.querySelector(".files"));

@@ -94,7 +94,7 @@ const TOOLTIPS = { options: "options.title", attach: "attach.title" };
 
 /**
  * Puts the strings of `t` into everything marked in the template.
- * @param {ShadowRoot} root @param {import("./strings.js").Translate} t
+ * @param {ShadowRoot} root @param {import("./strings.js").Lookup} t
  */
 function localize(root, t) {
   for (const node of root.querySelectorAll("[data-t]")) node.textContent = t(node.getAttribute("data-t") ?? "");
@@ -346,6 +346,7 @@ export class ChatWidget extends HTMLElement {
       (target, text) => render(target, text),
       () => this.#followAnswer(),
       (key, values) => this.#t(key, values),
+      (text) => this.#t.message(text),
     );
     this.client = new WidgetClient(config, () => this.historyStore);
     for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
@@ -619,10 +620,12 @@ export class ChatWidget extends HTMLElement {
     recent.hidden = newest.length === 0;
   }
 
+  /** Shows `text` (in the widget's language when it is one of Python's or the server's). */
   #showAlert(text) {
-    this.#elements.alert.textContent = text;
+    const shown = this.#t.message(text);
+    this.#elements.alert.textContent = shown;
     this.#elements.alert.hidden = false;
-    this.#announceEvent("chatkeep-error", { message: text });
+    this.#announceEvent("chatkeep-error", { message: shown });
   }
 
   /** A DOM event on the element that bubbles and crosses the shadow boundary. */

@@ -26,7 +26,7 @@ export class HistoryView {
    *   rename: (id: string, title: string) => unknown, exportAll: () => Promise<unknown>,
    *   importAll: (text: string) => Promise<unknown>, alert: (text: string) => void,
    *   search: (query: string) => Promise<unknown>,
-   *   t: import("./strings.js").Translate}} actions
+   *   t: import("./strings.js").Lookup}} actions
    */
   constructor(root, actions) {
     this.#page = /** @type {HTMLElement} */ (root.querySelector(".history-page"));

@@ -3,7 +3,15 @@
 
 import en from "./i18n/en.js";
 
-/** @typedef {(key: string, values?: Record<string, string | number>) => string} Translate */
+/**
+ * A language's strings by key: `t(key, values)`.
+ * @typedef {(key: string, values?: Record<string, string | number>) => string} Lookup
+ */
+/**
+ * A `Lookup`, and `t.message(text)` for a sentence Python or the server wrote in English (see
+ * `messages` in i18n/de.js): the English where none is listed.
+ * @typedef {Lookup & {message: (text: string) => string}} Translate
+ */
 
 /** The English strings, ready at once. */
 export const english = translator(en);
@@ -18,15 +26,49 @@ export async function loadStrings(lang) {
   const code = String(lang || "en").toLowerCase().split("-")[0];
   if (code === "en" || !/^[a-z]{2,3}$/.test(code)) return english;
   try {
-    const table = (await import(new URL(`./i18n/${code}.js`, import.meta.url).href)).default;
-    return translator({ ...en, ...table });
+    const language = await import(new URL(`./i18n/${code}.js`, import.meta.url).href);
+    return translator({ ...en, ...language.default }, language.messages ?? {});
   } catch {
     return english;
   }
 }
 
-/** @param {Record<string, string>} table @returns {Translate} */
-function translator(table) {
-  return (key, values = {}) =>
-    (table[key] ?? key).replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
+/**
+ * @param {Record<string, string>} table
+ * @param {Record<string, string>} messages  English sentence templates → this language's
+ * @returns {Translate}
+ */
+function translator(table, messages = {}) {
+  const t = (/** @type {string} */ key, /** @type {Record<string, string | number>} */ values = {}) =>
+    fill(table[key] ?? key, values);
+  return Object.assign(t, { message: messageTranslator(messages) });
+}
+
+/** @param {string} template @param {Record<string, string | number>} values */
+function fill(template, values) {
+  return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
+}
+
+/**
+ * Reads the values back out of an English sentence by its template, then fills them into
+ * the language's own: `The model "{model}" is not offered here.` matches any model's name.
+ * @param {Record<string, string>} messages
+ */
+function messageTranslator(messages) {
+  const rules = Object.entries(messages).map(([english, own]) => {
+    /** @type {string[]} */
+    const names = [];
+    const pattern = english
+      .split(/\{(\w+)\}/)
+      .map((part, i) => (i % 2 ? (names.push(part), "(.*?)") : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .join("");
+    return { match: new RegExp(`^${pattern}$`, "s"), names, own };
+  });
+  return (/** @type {string} */ text) => {
+    for (const { match, names, own } of rules) {
+      const found = match.exec(text);
+      if (found) return fill(own, Object.fromEntries(names.map((name, i) => [name, found[i + 1]])));
+    }
+    return text;
+  };
 }

@@ -31,16 +31,19 @@ export class Transcript {
    * @param {(target: HTMLElement, text: string) => void} renderText
    *   draws an answer's text (Markdown, sanitised) into `target`
    * @param {() => void} onDrawn  called after each drawing step (e.g. to keep the view scrolled)
-   * @param {import("./strings.js").Translate} t  the widget's strings
+   * @param {import("./strings.js").Lookup} t  the widget's strings
+   * @param {(text: string) => string} message  one of Python's sentences, in the widget's language
    */
-  constructor(log, renderText, onDrawn = () => {}, t = (key) => key) {
+  constructor(log, renderText, onDrawn = () => {}, t = (key) => key, message = (text) => text) {
     this.#log = log;
     this.#renderText = renderText;
     this.#onDrawn = onDrawn;
     this.#t = t;
+    this.#sentence = message;
   }
 
   #t;
+  #sentence;
 
   /** Messages from `at` on changed; `messages` is the whole (live) list. */
   messagesChanged(/** @type {Message[]} */ messages, /** @type {number} */ at) {
@@ -155,7 +158,7 @@ export class Transcript {
       if (message.error) {
         node.classList.add("failed");
         const note = element("p", "interrupted");
-        note.textContent = message.error;
+        note.textContent = this.#sentence(message.error);
         node.append(note);
       }
     }

@@ -32,6 +32,7 @@ from .tools import Tool
 
 Json = str
 BUG = "Something went wrong inside the chat. The details are in the browser's console."
+UNREADABLE = "The model service sent an answer that cannot be read."
 
 
 class HostTransport:
@@ -54,9 +55,7 @@ class HostTransport:
                 try:
                     yield json.loads(batch)
                 except ValueError as exc:
-                    raise TurnError(
-                        "The model service sent an answer that cannot be read."
-                    ) from exc
+                    raise TurnError(UNREADABLE) from exc
         except JsException as exc:
             raise TurnError(_js_message(exc)) from exc
         finally:

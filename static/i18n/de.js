@@ -68,3 +68,58 @@ export default {
   "file.room": " zusammen mit den schon angehängten Dateien",
   "file.unreadable": "„{file}“ konnte nicht gelesen werden.",
 };
+
+// What Python and the server say to a person arrives as an English sentence (its message id,
+// as gettext has it): each English template here, `{name}` marking a value, says what to show
+// instead. A sentence not listed shows in English.
+export const messages = {
+  // the model service, through the chat server
+  "The model service took too long to answer. Try again.": "Der Modelldienst hat zu lange nicht geantwortet. Versuch es noch einmal.",
+  "The connection to the model service broke off mid-answer.": "Die Verbindung zum Modelldienst ist mitten in der Antwort abgebrochen.",
+  "The model service could not be reached. Try again later.": "Der Modelldienst ist nicht erreichbar. Versuch es später noch einmal.",
+  "The model service refused this server's credentials.": "Der Modelldienst hat die Zugangsdaten dieses Servers abgelehnt.",
+  "The model service is busy or over its quota. Try again shortly.": "Der Modelldienst ist ausgelastet oder sein Kontingent ist aufgebraucht. Versuch es gleich noch einmal.",
+  "The model service rejected the request: {detail}": "Der Modelldienst hat die Anfrage abgelehnt: {detail}",
+  "The model service failed to answer. Try again later.": "Der Modelldienst konnte nicht antworten. Versuch es später noch einmal.",
+  "The model service sent an answer this server cannot read.": "Der Modelldienst hat eine Antwort geschickt, die dieser Server nicht lesen kann.",
+  "The model service sent an answer that cannot be read.": "Der Modelldienst hat eine Antwort geschickt, die nicht lesbar ist.",
+  "The model service reported an error.": "Der Modelldienst hat einen Fehler gemeldet.",
+  "The model's answer was cut off. Try again.": "Die Antwort des Modells wurde abgeschnitten. Versuch es noch einmal.",
+  "The model sent an empty answer. Try again.": "Das Modell hat eine leere Antwort geschickt. Versuch es noch einmal.",
+  "The model kept calling tools without answering.": "Das Modell hat immer wieder Werkzeuge aufgerufen, ohne zu antworten.",
+  // the chat server's limits and rules
+  "Too many requests: the limit is {limit} a minute. Try again in {seconds} seconds.": "Zu viele Anfragen: erlaubt sind {limit} pro Minute. Versuch es in {seconds} Sekunden noch einmal.",
+  "The daily budget of {budget} tokens is used up (your budget). It renews at midnight UTC, in {hours} h {minutes} min.": "Dein Tagesbudget von {budget} Tokens ist aufgebraucht. Es erneuert sich um Mitternacht UTC, in {hours} h {minutes} min.",
+  "The daily budget of {budget} tokens is used up (this server's budget). It renews at midnight UTC, in {hours} h {minutes} min.": "Das Tagesbudget dieses Servers von {budget} Tokens ist aufgebraucht. Es erneuert sich um Mitternacht UTC, in {hours} h {minutes} min.",
+  "The request body is larger than the limit of {limit} bytes.": "Die Anfrage ist größer als die erlaubten {limit} Bytes.",
+  "The model \"{model}\" is not available here. Use one of: {models}.": "Das Modell „{model}“ gibt es hier nicht. Verfügbar: {models}.",
+  "The origin {origin} may not use this chat server.": "Die Seite {origin} darf diesen Chat-Server nicht nutzen.",
+  "The client token is not valid.": "Das Client-Token ist ungültig.",
+  "The client token has expired: ask the page for a new one.": "Das Client-Token ist abgelaufen: Die Seite muss ein neues ausstellen.",
+  "This chat server needs a client token (the widget's token).": "Dieser Chat-Server braucht ein Client-Token (das token des Widgets).",
+  // answers kept for a reload
+  "This answer is no longer kept on the chat server (answers are kept for {minutes} minutes), so the rest of it cannot be shown.": "Diese Antwort liegt nicht mehr auf dem Chat-Server (Antworten bleiben {minutes} Minuten erhalten), darum fehlt ihr Rest.",
+  "This chat server keeps answers for a reload only with Redis.": "Dieser Chat-Server bewahrt Antworten für ein Neuladen nur mit Redis auf.",
+  "Answers cannot be picked up right now: the chat server's store is away.": "Antworten lassen sich gerade nicht abholen: Der Speicher des Chat-Servers ist nicht erreichbar.",
+  "The answer took too long and was ended.": "Die Antwort hat zu lange gedauert und wurde beendet.",
+  "The chat server failed while writing this answer.": "Beim Schreiben dieser Antwort ist der Chat-Server gescheitert.",
+  "The answer stopped arriving. Try again.": "Die Antwort kam nicht mehr an. Versuch es noch einmal.",
+  // the chat itself
+  "Stopped before the answer was finished.": "Angehalten, bevor die Antwort fertig war.",
+  "The connection closed before the answer was complete.": "Die Verbindung wurde geschlossen, bevor die Antwort vollständig war.",
+  "The chat server could not be reached ({detail}).": "Der Chat-Server ist nicht erreichbar ({detail}).",
+  "The chat server answered {status}.": "Der Chat-Server antwortete {status}.",
+  "The chat is still starting.": "Der Chat startet noch.",
+  "The chat was closed.": "Der Chat wurde geschlossen.",
+  "An answer is still being written: stop it or wait for it to finish.": "Es wird noch eine Antwort geschrieben: Halte sie an oder warte, bis sie fertig ist.",
+  "That conversation is no longer kept.": "Dieses Gespräch ist nicht mehr gespeichert.",
+  "That conversation could not be read. It was left as it is.": "Dieses Gespräch ließ sich nicht lesen. Es bleibt, wie es ist.",
+  "A title needs at least one character.": "Ein Titel braucht mindestens ein Zeichen.",
+  "History is off, so there is nowhere to import conversations to.": "Der Verlauf ist aus, darum können keine Gespräche importiert werden.",
+  "The model \"{model}\" is not offered here.": "Das Modell „{model}“ wird hier nicht angeboten.",
+  "This conversation used the model \"{gone}\", which is no longer offered here. It continues with \"{model}\".": "Dieses Gespräch nutzte das Modell „{gone}“, das hier nicht mehr angeboten wird. Es geht mit „{model}“ weiter.",
+  "This conversation is too large for this browser's storage. It stays open here, but it will not be kept after you close the page.": "Dieses Gespräch ist zu groß für den Speicher dieses Browsers. Es bleibt hier offen, wird aber nach dem Schließen der Seite nicht aufbewahrt.",
+  "The page's history store failed: {detail}": "Der Verlaufsspeicher der Seite ist gescheitert: {detail}",
+  "Something went wrong inside the chat. The details are in the browser's console.": "Im Chat ist etwas schiefgegangen. Die Einzelheiten stehen in der Konsole des Browsers.",
+  "this file is a Chatkeep export of version {version}, and this version of Chatkeep reads version 1 only: nothing was imported": "Diese Datei ist ein Chatkeep-Export der Version {version}, und diese Version von Chatkeep liest nur Version 1: Es wurde nichts importiert.",
+};

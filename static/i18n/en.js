@@ -1,6 +1,7 @@
 // Every string the widget shows or speaks (accessible names included), in English: the table
 // other languages translate. Adding a language is one file beside this one, named by its code
-// (`de.js`); keys it leaves out fall back to these. `{name}` marks a value filled in.
+// (`de.js`); keys it leaves out fall back to these. `{name}` marks a value filled in. A
+// language file may also export `messages`, for what Python and the server say (see de.js).
 
 export default {
   "title.new": "New conversation",

@@ -1,0 +1,236 @@
+"""What Python and the server say to a person shows in the widget's language.
+
+The sentences are produced here by the code that says them (a rate limit reached, a budget
+used up, an upstream that fails, a conversation that cannot be read, ...), then handed to
+the widget's own translator (static/strings.js, under Node) with `lang="de"`: every one
+must come out in German, and every German template must match a sentence the code says,
+so a reworded English sentence cannot silently fall back to English.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+import types
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from server import Settings, create_app
+from server.clients import sign_client_token, verify_client_token
+from server.counters import LocalCounters
+from server.errors import APIError
+from server.limits import Budgets, RateLimiter
+from server.proxy import BAD_ANSWER, _error_from_upstream, _upstream_error
+from server.turns import BROKEN, GONE, SILENT, STOPPED, STORE_AWAY, TOO_LONG
+from widget import Session, WidgetError
+from widget.conversations import Conversations
+from widget.history import History, MemoryKeyValue, StorageFull
+from widget.snapshots import SnapshotError
+
+if "pyodide" not in sys.modules:  # widget.bridge imports Pyodide's FFI, absent on CPython
+    ffi = types.ModuleType("pyodide.ffi")
+    ffi.JsException = type("JsException", (Exception,), {})  # type: ignore[attr-defined]
+    sys.modules.update({"pyodide": types.ModuleType("pyodide"), "pyodide.ffi": ffi})
+from widget.bridge import BUG, UNREADABLE
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
+
+# Said by the page's JavaScript (static/sse.js, worker.js, client.js), with sample values.
+SAID_IN_JAVASCRIPT = [
+    "The connection closed before the answer was complete.",
+    "The chat server could not be reached (Failed to fetch).",
+    "The chat server answered 502 Bad Gateway.",
+    "The chat is still starting.",
+    "The chat was closed.",
+    "The page's history store failed: the quota is exceeded",
+]
+
+
+def caught(action: Any) -> str:
+    """The message of the error `action()` (a coroutine or a function) raises."""
+    try:
+        result = action()
+        if asyncio.iscoroutine(result):
+            asyncio.run(result)
+    except (APIError, WidgetError) as exc:
+        return exc.message if isinstance(exc, APIError) else str(exc)
+    raise AssertionError("nothing was raised")
+
+
+def said_by_limits() -> list[str]:
+    said = []
+    limiter = RateLimiter(1, LocalCounters())
+    asyncio.run(limiter.check("ann"))
+    said.append(caught(lambda: limiter.check("ann")))
+    for per_client, per_server in ((10, 0), (0, 10)):
+        budgets = Budgets(per_client, per_server, LocalCounters())
+        asyncio.run(budgets.spend("ann", 25))
+        said.append(caught(lambda b=budgets: b.check("ann")))  # type: ignore[misc]
+    return said
+
+
+async def said_by_upstreams() -> list[str]:
+    said = [
+        _upstream_error(httpx.ConnectTimeout("slow")).message,
+        _upstream_error(httpx.ConnectError("down")).message,
+        _upstream_error(httpx.ReadError("cut"), started=True).message,
+        BAD_ANSWER,
+    ]
+    for status in (401, 429, 400, 500):
+        response = httpx.Response(status, json={"error": {"message": "max_tokens is too large"}})
+        said.append((await _error_from_upstream(response)).message)
+    return said
+
+
+def said_by_the_app(runtime_dir: Path) -> list[str]:
+    def cut_off(request: httpx.Request) -> httpx.Response:
+        chunk = {"choices": [{"index": 0, "delta": {"content": "Half"}, "finish_reason": None}]}
+        body = f"data: {json.dumps(chunk)}\n\n"  # no finish reason, no [DONE]
+        return httpx.Response(200, text=body, headers={"content-type": "text/event-stream"})
+
+    def error_event(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, text='data: {"error": {}}\n\n',
+                              headers={"content-type": "text/event-stream"})  # fmt: skip
+
+    question = {"model": "demo", "messages": [{"role": "user", "content": "hi"}]}
+    said = []
+    settings = Settings(max_body_bytes=300)
+    with TestClient(create_app(settings, runtime_dir=runtime_dir)) as http:
+        said.append(http.post("/api/chat/completions", content=b"x" * 400).json())
+        said.append(http.post("/api/chat/completions", json={**question, "model": "gpt-9"}).json())
+        said.append(http.post("/api/chat/completions", json=question,
+                              headers={"origin": "https://elsewhere.example"}).json())  # fmt: skip
+        said.append(http.get("/api/chat/turns/some-turn").json())
+    for upstream in (cut_off, error_event):
+        app = create_app(settings, transport=httpx.MockTransport(upstream), runtime_dir=runtime_dir)
+        with TestClient(app) as http:
+            events = http.post("/api/chat/completions", json={**question, "stream": True}).text
+            said.append(json.loads(events.split("data: ")[-1]))
+    with TestClient(create_app(Settings(client_secret="s3cret"), runtime_dir=runtime_dir)) as http:
+        said.append(http.post("/api/chat/completions", json=question).json())
+    return [body["error"]["message"] for body in said]
+
+
+def said_by_tokens() -> list[str]:
+    expired = sign_client_token("s3cret", "ann", -10)
+    return [
+        caught(lambda: verify_client_token("s3cret", "not.valid")),
+        caught(lambda: verify_client_token("s3cret", expired)),
+    ]
+
+
+class Scripted:
+    """A transport whose answers are the given lists of batches; `during` runs mid-answer."""
+
+    def __init__(self, *answers: list[list[Any]], during: Any = None) -> None:
+        self.answers = list(answers)
+        self.during = during
+
+    async def complete(self, request: dict[str, Any]) -> AsyncIterator[list[Any]]:
+        if self.during is not None:
+            self.during()
+        for batch in self.answers.pop(0) if self.answers else [[]]:
+            yield batch
+
+    async def resume(self, turn: str) -> AsyncIterator[list[Any]]:
+        yield []
+
+
+def said_by_the_widget() -> list[str]:
+    said: list[str] = [BUG, UNREADABLE]
+    session = Session()
+
+    def mid_answer() -> None:
+        said.append(caught(lambda: session.set_history([])))
+
+    asyncio.run(session.send("Hi", Scripted([], during=mid_answer)))  # and an empty answer
+    said.append(session.get_history()[-1]["error"])
+    call = {"choices": [{"index": 0, "finish_reason": "tool_calls", "delta": {"tool_calls": [
+        {"index": 0, "id": "c", "function": {"name": "clock", "arguments": "{}"}}]}}]}  # fmt: skip
+
+    def clock() -> str:
+        """The time."""
+        return "noon"
+
+    looping = Session(tools=[clock])
+    asyncio.run(looping.send("Time?", Scripted(*[[[call]]] * 10)))
+    said.append(looping.get_history()[-1]["error"])
+    stopping = Session()
+    asyncio.run(stopping.send("Hi", Scripted([[]], during=stopping.stop)))
+    said.append(stopping.get_history()[-1]["error"])
+
+    alerts: list[str] = []
+    store = MemoryKeyValue()
+    store.data["chatkeep:meta:torn"] = '{"v": 1, "title": "Torn", "updated": 1, "rev": "r"}'
+    store.data["chatkeep:conv:torn"] = '{"version": 1, "id": "torn", "messages": [{"ro'
+    kept = Conversations(Session(), History(store), Scripted(), on_alert=alerts.append,
+                         models={"demo": ("demo", None), "mini": ("mini", None)})  # fmt: skip
+    said.append(caught(lambda: kept.open("not-kept")))
+    asyncio.run(kept.history.load())  # type: ignore[union-attr]
+    said.append(caught(lambda: kept.open("torn")))
+    said.append(caught(lambda: kept.rename(kept.session.id, " ")))
+    said.append(caught(lambda: kept.choose(model="gpt-9")))
+    old = {"version": 1, "id": "c1", "title": "Old", "created": 1, "updated": 1,
+           "model": "retired", "thinking": "off",
+           "messages": [{"role": "user", "content": "Hi"}]}  # fmt: skip
+    asyncio.run(kept.start(old))
+    said += alerts
+    export = '{"format": "chatkeep-history", "version": 2, "conversations": []}'
+    try:
+        asyncio.run(kept.import_all(export))
+    except SnapshotError as exc:
+        said.append(str(exc))
+    said.append(caught(lambda: Conversations(Session(), None, Scripted()).import_all("{}")))
+    full = Session()
+    full.set_history([{"role": "user", "content": "x" * 100}])
+    try:
+        asyncio.run(History(MemoryKeyValue(quota=50)).keep(full.snapshot()))
+    except StorageFull as exc:
+        said.append(str(exc))
+    return said
+
+
+def test_what_python_and_the_server_say_shows_in_german(runtime_dir: Path) -> None:
+    said = (
+        said_by_limits() + asyncio.run(said_by_upstreams())
+        + said_by_the_app(runtime_dir) + said_by_tokens() + said_by_the_widget()
+        + [GONE, STORE_AWAY] + [e.message for e in (STOPPED, TOO_LONG, BROKEN, SILENT)]
+        + SAID_IN_JAVASCRIPT
+    )  # fmt: skip
+    assert not [s for s in said if not isinstance(s, str) or not s]
+    script = """
+      import { loadStrings } from "./static/strings.js";
+      import { messages } from "./static/i18n/de.js";
+      const said = JSON.parse(await new Promise((resolve) => {
+        let text = ""; process.stdin.on("data", (d) => (text += d)).on("end", () => resolve(text));
+      }));
+      const t = await loadStrings("de");
+      // A template no sentence matches: its English was reworded, or it has a typo.
+      const unused = Object.keys(messages).filter((english) => {
+        const parts = english.split(/\\{\\w+\\}/).map((part) => part.replace(/\\W/g, "\\\\$&"));
+        const pattern = new RegExp(`^${parts.join("(.*?)")}$`, "s");
+        return !said.some((text) => pattern.test(text));
+      });
+      console.log(JSON.stringify({ german: said.map((text) => t.message(text)), unused }));
+    """
+    run = subprocess.run(["node", "--input-type=module", "-e", script], input=json.dumps(said),
+                         capture_output=True, text=True, cwd=ROOT, timeout=60)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    untranslated = [english for english, german in zip(said, result["german"], strict=True)
+                    if german == english]  # fmt: skip
+    assert untranslated == []
+    assert result["unused"] == []  # every German template matches something the code says
+    german = dict(zip(said, result["german"], strict=True))
+    assert german["Too many requests: the limit is 1 a minute. Try again in 60 seconds."] == (
+        "Zu viele Anfragen: erlaubt sind 1 pro Minute. Versuch es in 60 Sekunden noch einmal."
+    )  # the values carried over
