@@ -55,9 +55,12 @@ def test_a_reload_mid_answer_shows_it_continuing_to_its_end(
     expect(log(page).locator("article[data-role=user]")).to_have_text("Tell me about tides")
     # Still being written: the answer grows in front of the person, with Stop offered.
     expect(page.get_by_role("button", name="Stop")).to_be_visible()
+    question = log(page).locator("article[data-role=user]")
+    expect(question.get_by_role("button", name="Retry")).to_be_hidden()  # not while it is written
     screenshot(page, "reload-mid-answer")
     expect(answer(page)).to_have_text(WHOLE, timeout=15_000)
     settled(page, at_least=2)
+    expect(question.get_by_role("button", name="Retry")).to_be_visible()
 
     assert len(fake.received) == 1  # the model was asked once
     assert page.get_by_role("alert").count() == 0

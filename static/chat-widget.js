@@ -558,6 +558,8 @@ export class ChatWidget extends HTMLElement {
     send.disabled = state.busy || !navigator.onLine;
     send.hidden = state.busy;
     stop.hidden = !state.busy;
+    // While an answer is written, a person's messages offer no edit, fork or retry.
+    this.#elements.log.toggleAttribute("data-busy", state.busy);
     thinking.value = state.thinking;
     const offered = state.models.length ? state.models : [{ id: state.model || "default" }];
     const signature = offered.map((m) => m.id).join("\n");
