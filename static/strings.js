@@ -50,20 +50,27 @@ function fill(template, values) {
 }
 
 /**
+ * What matches an English sentence template: `match` (the whole sentence, each `{name}` a
+ * group) and the `names` of its values, in order.
+ * @param {string} english
+ */
+export function sentencePattern(english) {
+  /** @type {string[]} */
+  const names = [];
+  const pattern = english
+    .split(/\{(\w+)\}/)
+    .map((part, i) => (i % 2 ? (names.push(part), "(.*?)") : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("");
+  return { match: new RegExp(`^${pattern}$`, "s"), names };
+}
+
+/**
  * Reads the values back out of an English sentence by its template, then fills them into
  * the language's own: `The model "{model}" is not offered here.` matches any model's name.
  * @param {Record<string, string>} messages
  */
 function messageTranslator(messages) {
-  const rules = Object.entries(messages).map(([english, own]) => {
-    /** @type {string[]} */
-    const names = [];
-    const pattern = english
-      .split(/\{(\w+)\}/)
-      .map((part, i) => (i % 2 ? (names.push(part), "(.*?)") : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-      .join("");
-    return { match: new RegExp(`^${pattern}$`, "s"), names, own };
-  });
+  const rules = Object.entries(messages).map(([english, own]) => ({ ...sentencePattern(english), own }));
   return (/** @type {string} */ text) => {
     for (const { match, names, own } of rules) {
       const found = match.exec(text);

@@ -208,7 +208,7 @@ def test_what_python_and_the_server_say_shows_in_german(runtime_dir: Path) -> No
     )  # fmt: skip
     assert not [s for s in said if not isinstance(s, str) or not s]
     script = """
-      import { loadStrings } from "./static/strings.js";
+      import { loadStrings, sentencePattern } from "./static/strings.js";
       import { messages } from "./static/i18n/de.js";
       const said = JSON.parse(await new Promise((resolve) => {
         let text = ""; process.stdin.on("data", (d) => (text += d)).on("end", () => resolve(text));
@@ -216,9 +216,8 @@ def test_what_python_and_the_server_say_shows_in_german(runtime_dir: Path) -> No
       const t = await loadStrings("de");
       // A template no sentence matches: its English was reworded, or it has a typo.
       const unused = Object.keys(messages).filter((english) => {
-        const parts = english.split(/\\{\\w+\\}/).map((part) => part.replace(/\\W/g, "\\\\$&"));
-        const pattern = new RegExp(`^${parts.join("(.*?)")}$`, "s");
-        return !said.some((text) => pattern.test(text));
+        const { match } = sentencePattern(english);
+        return !said.some((text) => match.test(text));
       });
       console.log(JSON.stringify({ german: said.map((text) => t.message(text)), unused }));
     """
