@@ -11,23 +11,16 @@ pick up (server/turns.py).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-import anyio
-import httpx
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
 from .limits import Budgets, read_body
-from .providers import Destination
 from .settings import Settings
-
-if TYPE_CHECKING:
-    from .turns import Turns
+from .upstream import EventStream, UpstreamCall, no_receive, while_connected
 
 FORWARDED_FIELDS = frozenset(
     {
@@ -37,8 +30,12 @@ FORWARDED_FIELDS = frozenset(
         "response_format", "seed", "user", "reasoning_effort", "modalities", "prediction",
     }
 )  # fmt: skip
-SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
-MAX_ERROR_BODY = 64 * 1024
+
+
+class TurnKeeper(Protocol):
+    """Keeps a streamed answer running for a reload to pick up (`server.turns.Turns`)."""
+
+    async def begin(self, call: UpstreamCall, client: str) -> Response | None: ...
 
 
 async def chat_completions(request: Request) -> Response:
@@ -57,7 +54,7 @@ async def chat_completions(request: Request) -> Response:
         await budgets.spend(client, tokens)
 
     call = UpstreamCall(request.app.state.upstream.get(), where, payload, on_usage=spend)
-    turns: Turns | None = request.app.state.turns
+    turns: TurnKeeper | None = request.app.state.turns
     if call.streams and turns is not None:
         resumable = await turns.begin(call, client)
         if resumable is not None:  # None: Redis is unreachable, so as without it
@@ -95,151 +92,6 @@ def _capped(value: object, maximum: int, field: str) -> int:
     return min(value, maximum)
 
 
-class StreamSink(Protocol):
-    """Where a streamed answer goes: the page that asked, or a turn others can pick up."""
-
-    async def refuse(self, error: APIError) -> None:
-        """The answer never started: an error response instead."""
-
-    async def start(self) -> None:
-        """The answer starts: from here on, events."""
-
-    async def event(self, data: str) -> None:
-        """One event's `data`: a chunk, or `{"error": ...}` as the last event."""
-
-    async def end(self, done: bool) -> None:
-        """No more events; `done` when the answer is complete (`[DONE]`), else after an error."""
-
-
-@dataclass
-class UpstreamCall:
-    """One request to one upstream, relayed as a whole answer or into a `StreamSink`."""
-
-    http: httpx.AsyncClient
-    where: Destination
-    payload: dict[str, Any]
-    on_usage: Callable[[int], Awaitable[None]] | None = None
-
-    @property
-    def streams(self) -> bool:
-        return bool(self.payload["stream"])
-
-    def _request(self) -> httpx.Request:
-        return self.http.build_request(
-            "POST",
-            f"{self.where.base_url}/chat/completions",
-            json=self.payload,
-            headers=_auth_headers(self.where.api_key),
-        )
-
-    async def stream_into(self, sink: StreamSink) -> None:
-        """Relay a streamed answer; every outcome, failures too, reaches `sink`."""
-        try:
-            response = await self.http.send(self._request(), stream=True)
-        except httpx.HTTPError as exc:
-            await sink.refuse(_upstream_error(exc))
-            return
-        try:
-            if response.status_code >= 400:
-                await sink.refuse(await _error_from_upstream(response))
-            elif not response.headers.get("content-type", "").startswith("text/event-stream"):
-                await sink.refuse(APIError(502, BAD_ANSWER, "bad_upstream_response"))
-            else:
-                await sink.start()
-                await self._relay_events(response, sink)
-        finally:
-            await response.aclose()
-
-    async def _relay_events(self, response: httpx.Response, sink: StreamSink) -> None:
-        finished = False
-        try:
-            async for data in sse_data(response.aiter_lines()):
-                if data == "[DONE]":
-                    break
-                event = json.loads(data)
-                if not isinstance(event, dict):
-                    raise ValueError("an event that is not an object")
-                if "error" in event:
-                    raise APIError(502, _message_of(event["error"]), "upstream_error")
-                if event.get("usage"):
-                    await self._spend(event)
-                finished = finished or _has_finish_reason(event)
-                await sink.event(data)
-            else:
-                # Some servers end without [DONE]; an answer without a finish reason was cut off.
-                if not finished:
-                    raise APIError(
-                        502, "The model's answer was cut off. Try again.", "upstream_dropped"
-                    )
-        except APIError as exc:
-            error = exc
-        except httpx.HTTPError as exc:
-            error = _upstream_error(exc, started=True)
-        except ValueError:
-            error = APIError(502, BAD_ANSWER, "bad_upstream_response")
-        else:
-            await sink.end(done=True)
-            return
-        await sink.event(error.sse_data())
-        await sink.end(done=False)
-
-    async def whole(self) -> Response:
-        """A non-streamed answer, or the error response that replaces it."""
-        try:
-            response = await self.http.send(self._request(), stream=True)
-        except httpx.HTTPError as exc:
-            return _upstream_error(exc).response()
-        try:
-            if response.status_code >= 400:
-                return (await _error_from_upstream(response)).response()
-            body = await response.aread()
-            data = json.loads(body)
-            if not isinstance(data, dict) or "choices" not in data:
-                raise ValueError("not a chat completion")
-            await self._spend(data)
-        except httpx.HTTPError as exc:
-            return _upstream_error(exc).response()
-        except ValueError:
-            return APIError(502, BAD_ANSWER, "bad_upstream_response").response()
-        finally:
-            await response.aclose()
-        return Response(json.dumps(data), media_type="application/json")
-
-    async def _spend(self, event: dict[str, Any]) -> None:
-        usage = event.get("usage")
-        total = usage.get("total_tokens") if isinstance(usage, dict) else None
-        if self.on_usage is not None and isinstance(total, int) and not isinstance(total, bool):
-            await self.on_usage(total)
-
-
-class EventStream:
-    """Writes a streamed answer to an ASGI response as Server-Sent Events."""
-
-    def __init__(self, scope: Scope, send: Send, headers: Mapping[str, str] | None = None) -> None:
-        self.scope = scope
-        self.send = send
-        self.headers = headers or {}
-
-    async def refuse(self, error: APIError) -> None:
-        await error.response()(self.scope, _no_receive, self.send)
-
-    async def start(self) -> None:
-        headers = [(b"content-type", b"text/event-stream; charset=utf-8")]
-        headers += [(k.encode(), v.encode()) for k, v in {**SSE_HEADERS, **self.headers}.items()]
-        await self.send({"type": "http.response.start", "status": 200, "headers": headers})
-
-    async def event(self, data: str, event_id: int | None = None) -> None:
-        line = f"id: {event_id}\n" if event_id is not None else ""
-        body = f"{line}data: {data}\n\n".encode()
-        await self.send({"type": "http.response.body", "body": body, "more_body": True})
-
-    async def end(self, done: bool) -> None:
-        if done:
-            await self.send({"type": "http.response.body", "body": b"data: [DONE]\n\n",
-                             "more_body": True})  # fmt: skip
-        await self.send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
 class UpstreamResponse(Response):
     """Relays one request to the upstream while watching for the client to disconnect."""
 
@@ -252,102 +104,6 @@ class UpstreamResponse(Response):
             if self.call.streams:
                 await self.call.stream_into(EventStream(scope, send))
             else:
-                await (await self.call.whole())(scope, _no_receive, send)
+                await (await self.call.whole())(scope, no_receive, send)
 
         await while_connected(receive, relay)
-
-
-async def while_connected(receive: Receive, work: Callable[[], Awaitable[None]]) -> None:
-    """Run `work` until it ends or the client disconnects, whichever comes first."""
-    async with anyio.create_task_group() as group:
-
-        async def watch_disconnect() -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            group.cancel_scope.cancel()
-
-        group.start_soon(watch_disconnect)
-        await work()
-        group.cancel_scope.cancel()
-
-
-BAD_ANSWER = "The model service sent an answer this server cannot read."
-
-
-async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
-    """The `data` of each Server-Sent Event; comments and other fields are dropped."""
-    data: list[str] = []
-    async for line in lines:
-        if not line:
-            if data:
-                yield "\n".join(data)
-                data = []
-        elif line.startswith("data:"):
-            data.append(line[5:].removeprefix(" "))
-    if data:
-        yield "\n".join(data)
-
-
-def _has_finish_reason(event: dict[str, Any]) -> bool:
-    choices = event.get("choices")
-    return isinstance(choices, list) and any(
-        isinstance(c, dict) and c.get("finish_reason") for c in choices
-    )
-
-
-def _auth_headers(api_key: str | None) -> dict[str, str]:
-    return {"authorization": f"Bearer {api_key}"} if api_key else {}
-
-
-async def _no_receive() -> dict[str, Any]:  # pragma: no cover - never awaited
-    return {"type": "http.disconnect"}
-
-
-def _upstream_error(exc: httpx.HTTPError, *, started: bool = False) -> APIError:
-    if isinstance(exc, httpx.TimeoutException):
-        return APIError(
-            504, "The model service took too long to answer. Try again.", "upstream_timeout"
-        )
-    if started:
-        return APIError(
-            502, "The connection to the model service broke off mid-answer.", "upstream_dropped"
-        )
-    return APIError(
-        502, "The model service could not be reached. Try again later.", "upstream_unreachable"
-    )
-
-
-async def _error_from_upstream(response: httpx.Response) -> APIError:
-    """Map an upstream error status to ours; the upstream's own words only where they help."""
-    body = b""
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) > MAX_ERROR_BODY:
-            break
-    try:
-        detail = _message_of(json.loads(body).get("error"))
-    except (ValueError, AttributeError):
-        detail = ""
-    status = response.status_code
-    if status in (401, 403):
-        return APIError(
-            502, "The model service refused this server's credentials.", "upstream_auth"
-        )
-    if status == 429:
-        return APIError(
-            429,
-            "The model service is busy or over its quota. Try again shortly.",
-            "upstream_rate_limited",
-        )
-    if 400 <= status < 500:
-        return APIError(
-            400, f"The model service rejected the request: {detail or status}", "upstream_rejected"
-        )
-    return APIError(502, "The model service failed to answer. Try again later.", "upstream_failed")
-
-
-def _message_of(error: object) -> str:
-    message = error.get("message") if isinstance(error, dict) else None
-    if isinstance(message, str):
-        return message[:500]
-    return "The model service reported an error."

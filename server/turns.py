@@ -34,7 +34,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
-from .proxy import EventStream, UpstreamCall, while_connected
+from .upstream import EventStream, UpstreamCall, while_connected
 
 log = logging.getLogger("chatkeep")
 
