@@ -28,7 +28,8 @@ from server.clients import sign_client_token, verify_client_token
 from server.counters import LocalCounters
 from server.errors import APIError
 from server.limits import Budgets, RateLimiter
-from server.turns import BROKEN, GONE, SILENT, STOPPED, STORE_AWAY, TOO_LONG
+from server.turn_readers import SILENT
+from server.turns import BROKEN, GONE, STOPPED, STORE_AWAY, TOO_LONG
 from server.upstream import BAD_ANSWER, _error_from_upstream, _upstream_error
 from widget import Session, WidgetError
 from widget.conversations import Conversations
