@@ -27,7 +27,8 @@ from bench.scale import bench_scale
 from server import Settings, create_app
 from server.demo import DemoTransport
 from widget import Session, read_snapshot
-from widget.history import History, MemoryKeyValue
+from widget.history import History
+from widget.key_value import MemoryKeyValue
 
 RESULTS = Path(__file__).parent / "results.json"
 

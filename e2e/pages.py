@@ -65,9 +65,7 @@ def send(page: Page, text: str, *, field: str = "Message", button: str = "Send")
 
 def new_conversation(page: Page) -> None:
     page.get_by_role("button", name="New conversation").click()
-    page.wait_for_function(
-        "document.querySelector('chat-widget').client.state.messages.length === 0"
-    )
+    page.wait_for_function("document.querySelector('chat-widget').session.messages.length === 0")
 
 
 def choose_files(page: Page, button: str, *files: Path) -> None:
@@ -78,15 +76,15 @@ def choose_files(page: Page, button: str, *files: Path) -> None:
 
 
 def message_count(page: Page) -> int:
-    count: int = page.evaluate("document.querySelector('chat-widget').client.state.messages.length")
+    count: int = page.evaluate("document.querySelector('chat-widget').session.messages.length")
     return count
 
 
 def settled(page: Page, at_least: int = 0) -> None:
     """Wait until no turn runs and the conversation holds at least `at_least` messages."""
     page.wait_for_function(
-        """n => { const w = document.querySelector('chat-widget'), state = w.client?.state;
-                  return state && !state.busy && state.messages.length >= n; }""",
+        """n => { const session = document.querySelector('chat-widget').session;
+                  return !session.busy && session.messages.length >= n; }""",
         arg=at_least,
     )
 

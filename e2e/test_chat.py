@@ -101,9 +101,14 @@ def test_a_screenshot_for_the_readme(page: Page) -> None:
     screenshot(page, "chat")
 
 
+FROM_SNAPSHOT = "document.querySelector('chat-widget').session.startedFromSnapshot"
+
+
 def test_python_starts_from_the_build_s_snapshot(page: Page) -> None:
     open_chat(page)
-    assert page.evaluate("document.querySelector('chat-widget').client.fromSnapshot") is True
+    assert (
+        page.evaluate("document.querySelector('chat-widget').session.startedFromSnapshot") is True
+    )
 
 
 @pytest.mark.parametrize("damage", ["garbage", "another build"])
@@ -122,7 +127,9 @@ def test_a_damaged_snapshot_falls_back_to_a_plain_start(page: Page, damage: str)
         lambda route: route.fulfill(body=body, content_type="application/octet-stream"),
     )
     open_chat(page)
-    assert page.evaluate("document.querySelector('chat-widget').client.fromSnapshot") is False
+    assert (
+        page.evaluate("document.querySelector('chat-widget').session.startedFromSnapshot") is False
+    )
     assert any("snapshot" in text for text in warnings), warnings
     send(page, "My name is Zoe")
     expect(page.locator("article[data-role=assistant]")).to_contain_text("Zoe")

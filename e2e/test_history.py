@@ -308,10 +308,9 @@ def test_save_while_streaming_leaves_the_unfinished_answer_out(page: Page) -> No
     saved = page.evaluate(
         """async () => {
         const s = document.querySelector('chat-widget').session;
-        const w = document.querySelector('chat-widget');
         const sending = s.send('Tell me something long, with many many words in it please');
         await new Promise(resolve => { const off = s.subscribe(() => {
-            if (w.client.draft?.content) { off(); resolve(); } }); });
+            if (s.draft?.content) { off(); resolve(); } }); });
         const snapshot = await s.save();
         await sending;
         return snapshot;

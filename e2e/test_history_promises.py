@@ -15,7 +15,7 @@ from pages import (
     stored_conversations,
     wait_ready,
 )
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Page, Request, Route, expect
 
 SESSION = "document.querySelector('chat-widget').session"
 
@@ -54,21 +54,20 @@ def test_a_history_set_by_the_host_is_stored_at_once_and_survives_closing(page: 
 def test_a_person_s_name_wins_over_a_title_still_being_generated(page: Page) -> None:
     held: list[Route] = []
 
+    def is_title_request(request: Request) -> bool:
+        body = json.loads(request.post_data or "{}")
+        return "/chat/completions" in request.url and body.get("max_tokens") == 32
+
     def hold_titles(route: Route) -> None:
-        body = json.loads(route.request.post_data or "{}")
-        if body.get("max_tokens") == 32:  # the title request: answered later, by hand
+        if is_title_request(route.request):  # answered later, by hand
             held.append(route)
         else:
             route.fallback()
 
     page.route("**/api/chat/completions", hold_titles)
     host_page(page, 'history="local" generate-title')
-    send(page, "My name is Alice")
-    for _ in range(200):  # the title request follows the answer: wait (bounded) until it is held
-        if held:
-            break
-        page.wait_for_timeout(25)
-    assert held, "the title request was never made"
+    with page.expect_request(is_title_request):  # it follows the answer, and is held
+        send(page, "My name is Alice")
 
     page.get_by_role("button", name="History").click()
     history_rows(page).get_by_role("button", name="Rename").click()
@@ -160,7 +159,7 @@ def test_a_snapshot_set_before_start_opens_at_once(page: Page) -> None:
     script = f"document.querySelector('chat-widget').snapshot = {json.dumps(STARTUP)};"
     host_page(page, 'history="memory"', script=script)
     # Already open when ready: no empty chat was drawn first (the ending was repaired).
-    state = page.evaluate("document.querySelector('chat-widget').client.state")
+    state = page.evaluate("document.querySelector('chat-widget').session.save()")
     assert [m["content"] for m in state["messages"]] == ["My name is Hana", "Hello Hana",
                                                          "And then?"]  # fmt: skip
     assert (state["title"], state["model"], state["thinking"]) == (
@@ -181,7 +180,7 @@ def test_an_unreadable_start_up_snapshot_opens_a_new_conversation_and_warns(page
     page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
     script = "document.querySelector('chat-widget').snapshot = {version: 999, messages: []};"
     host_page(page, 'history="memory"', script=script)
-    assert page.evaluate("document.querySelector('chat-widget').client.state.messages") == []
+    assert page.evaluate("document.querySelector('chat-widget').session.getHistory()") == []
     assert any("start-up snapshot could not be read" in text for text in warnings)
     expect(page.get_by_role("heading", level=2)).to_have_text("New conversation")
 

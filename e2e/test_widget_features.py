@@ -22,7 +22,7 @@ def test_events_bubble_out_of_the_element(page: Page) -> None:
     assert [m["role"] for m in messages] == ["user", "assistant"]
     assert "Eve" in messages[1]["content"]
     assert all(composed for _, _, composed in heard)
-    conversation_id = page.evaluate("document.querySelector('chat-widget').client.state.id")
+    conversation_id = page.evaluate("document.querySelector('chat-widget').session.conversationId")
     assert ["chatkeep-conversation", conversation_id] in [[k, d.get("id")] for k, d, _ in heard]
     page.evaluate("document.querySelector('chat-widget').session.setHistory([{role: 'robot'}])"
                   ".catch(() => {})")  # fmt: skip
@@ -55,7 +55,7 @@ def test_copy_under_an_answer_copies_its_markdown_and_says_so(page: Page) -> Non
     copied = page.evaluate("navigator.clipboard.readText()")
     assert "Kim" in copied
     assert copied == page.evaluate(
-        "document.querySelector('chat-widget').client.state.messages[1].content"
+        "document.querySelector('chat-widget').session.getHistory().then(m => m[1].content)"
     )
 
 
@@ -162,16 +162,16 @@ def test_edit_resends_a_message_and_keeps_every_version(page: Page) -> None:
     first = log(page).locator("article[data-role=user]").first
     expect(first).to_contain_text("2 / 2")
     expect(first.get_by_role("button", name="Next version")).to_be_disabled()
+    stored = page.evaluate("""() => { const key = Object.keys(localStorage)
+        .find(k => k.startsWith('chatkeep:conv:')); return [key, localStorage.getItem(key)]; }""")
     first.get_by_role("button", name="Previous version").click()
     expect(log(page).locator("article[data-role=user]").first).to_contain_text("1 / 2")
     expect(log(page).locator("article")).to_have_count(4)  # the first version, answers and all
     expect(log(page).locator("article[data-role=user]").first).to_contain_text("Alise")
 
     # Kept: after a reload the conversation opens on the version shown, the other one reachable.
-    for _ in range(100):  # the choice is stored a moment after it is shown
-        if stored_conversations(page)[0]["messages"][0].get("version") == 1:
-            break
-        page.wait_for_timeout(50)
+    page.wait_for_function("([key, before]) => localStorage.getItem(key) !== before", arg=stored)
+    assert stored_conversations(page)[0]["messages"][0].get("version") == 1
     page.reload()
     wait_ready(page)
     page.get_by_role("button", name="History").click()

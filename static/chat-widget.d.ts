@@ -96,6 +96,18 @@ export interface ChatSession {
   readSnapshot(value: unknown): Promise<Snapshot | undefined>;
   /** Stores the last complete state and stops everything. */
   dispose(): Promise<void>;
+  /** Resolves once ready and no turn runs: at once when idle, else when the running one settles. */
+  settled(): Promise<void>;
+  /** The open conversation's id ("" before ready). */
+  readonly conversationId: string;
+  /** The settled messages as the widget shows them, read at once (a copy). */
+  readonly messages: Message[];
+  /** True while an answer is being written (or tools run between answers). */
+  readonly busy: boolean;
+  /** The answer being written right now, as far as it has come; null when none is. */
+  readonly draft: Message | null;
+  /** True when the runtime started from the build's memory snapshot (the fast way). */
+  readonly startedFromSnapshot: boolean;
 }
 
 /** The element's attributes, all optional (strings in HTML). */

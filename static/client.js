@@ -1,10 +1,12 @@
-// The controller: owns the worker, mirrors the session's state from the changes Python sends,
-// and runs the host page's tools. It decides nothing about the conversation; Python does.
+// The controller: reads the element's configuration, owns the worker, mirrors the session's
+// state from the changes Python sends, and runs the host page's tools. It decides nothing
+// about the conversation; Python does.
 //
 // Events it dispatches for the element: "meta" (title, model, busy, ...), "messages"
-// (detail {at, add}: the first `at` messages stay, `add` follows), "draft" (the answer being
-// written changed), "history" (the kept conversations) and "alert" (detail: the text).
+// (detail {at, add, turn}: the first `at` messages stay, `add` follows), "draft" (the answer
+// being written changed), "history" (the kept conversations) and "alert" (detail: the text).
 
+import { EVENT, KIND, REQUEST } from "./protocol.js";
 import { Channel } from "./rpc.js";
 import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage.js";
 
@@ -24,6 +26,28 @@ import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage
  */
 
 const WORKER_URL = new URL("./worker.js", import.meta.url);
+const HISTORY_MODES = ["local", "memory", "off"];
+
+/**
+ * What the worker needs to know, read from the element's attributes and properties.
+ * @param {{endpoint: string, token: string | null, historyStore: unknown, snapshot: unknown,
+ *   getAttribute(name: string): string | null, hasAttribute(name: string): boolean}} element
+ * @returns {ClientConfig}
+ */
+export function configFrom(element) {
+  const history = element.getAttribute("history") ?? "memory";
+  return {
+    endpoint: element.endpoint,
+    model: element.getAttribute("model"),
+    instructions: element.getAttribute("instructions"),
+    history: element.historyStore ? "host" : HISTORY_MODES.includes(history) ? /** @type {any} */ (history) : "memory",
+    prefix: element.getAttribute("storage-prefix") || "chatkeep",
+    maxConversations: Math.max(1, Number.parseInt(element.getAttribute("max-conversations") ?? "20", 10) || 20),
+    generateTitle: element.hasAttribute("generate-title"),
+    snapshot: plainOrWarn(element.snapshot),
+    token: element.token,
+  };
+}
 
 export class WidgetClient extends EventTarget {
   /** @type {SessionState} */
@@ -62,23 +86,23 @@ export class WidgetClient extends EventTarget {
     this.#worker = createWorker(WORKER_URL);
     this.#channel = new Channel(this.#worker, {
       event: (message) => this.#onEvent(message),
-      callTool: ({ name, arguments: args }) => this.#runTool(name, args),
-      storage: localStorageHandler(config.prefix),
-      historyStore: hostStoreHandler(hostStore),
+      [REQUEST.callTool]: ({ name, arguments: args }) => this.#runTool(name, args),
+      [REQUEST.storage]: localStorageHandler(config.prefix),
+      [REQUEST.historyStore]: hostStoreHandler(hostStore),
     }, "p");
     this.#worker.addEventListener("error", (event) => {
       this.#channel.close(`The chat's worker failed: ${event.message || "it could not start"}.`);
     });
-    this.#ready = this.#channel.request("init", { config }).then(({ operations, start, fromSnapshot }) => {
+    this.#ready = this.#channel.request(KIND.init, { config }).then(({ operations, start, fromSnapshot }) => {
       this.operations = operations;
       this.fromSnapshot = fromSnapshot;
-      const { meta, messages, history, warning } = JSON.parse(start);
+      const { meta, messages, models, history, warning } = JSON.parse(start);
       if (warning) console.warn(warning);
       this.history = history;
-      this.state = { ...meta, messages };
+      this.state = { ...meta, models, messages };
       this.#pickUpUnfinished();
-      this.dispatchEvent(new Event("meta"));
-      this.dispatchEvent(new CustomEvent("messages", { detail: { at: 0, add: messages } }));
+      this.dispatchEvent(new Event(EVENT.meta));
+      this.dispatchEvent(new CustomEvent(EVENT.messages, { detail: { at: 0, add: messages } }));
       if (config.history === "local") {
         this.#stopWatching = watchOtherTabs(config.prefix, (key) => {
           this.call("storageChanged", { key }).catch(() => {});
@@ -107,12 +131,12 @@ export class WidgetClient extends EventTarget {
     if (!shapes) throw new TypeError(`Chatkeep has no operation "${op}".`);
     const unknown = Object.keys(args).filter((name) => !(name in shapes));
     if (unknown.length) throw new TypeError(`${op} takes no ${unknown.join(", ")}.`);
-    const reply = JSON.parse(await this.#channel.request("call", { op, args }));
-    if ("error" in reply) {
-      if (reply.bug) console.error(`Chatkeep: ${op} failed inside the chat.\n${reply.bug}`);
-      throw new Error(reply.error);
+    try {
+      return JSON.parse(await this.#channel.request(KIND.call, { op, args })).result;
+    } catch (error) {
+      if (error.bug) console.error(`Chatkeep: ${op} failed inside the chat.\n${error.bug}`);
+      throw new Error(error.message);
     }
-    return reply.result;
   }
 
   /** @param {ToolDefinition} tool */
@@ -129,6 +153,19 @@ export class WidgetClient extends EventTarget {
       this.tools.delete(tool.name);
       this.call("unregisterTool", { name: tool.name }).catch(() => {});
     };
+  }
+
+  /** Resolves once no turn runs: at once when idle, else when the running one settles. */
+  settled() {
+    return this.#ready.then(() => new Promise((resolve) => {
+      const check = () => {
+        if (this.state.busy) return;
+        this.removeEventListener(EVENT.meta, check);
+        resolve(undefined);
+      };
+      this.addEventListener(EVENT.meta, check);
+      check();
+    }));
   }
 
   /** Stores the last complete state, then stops the worker. */
@@ -168,16 +205,19 @@ export class WidgetClient extends EventTarget {
   }
 
   #onEvent({ kind, data }) {
-    if (kind === "draft") {
+    if (kind === EVENT.draft) {
       this.#applyDraft(data);
       return;
     }
     const value = JSON.parse(data);
-    if (kind === "meta") {
+    if (kind === EVENT.meta) {
       Object.assign(this.state, value);
       this.#pickUpUnfinished();
-      this.dispatchEvent(new Event("meta"));
-    } else if (kind === "messages") {
+      this.dispatchEvent(new Event(EVENT.meta));
+    } else if (kind === EVENT.models) {
+      this.state.models = value;
+      this.dispatchEvent(new Event(EVENT.meta));
+    } else if (kind === EVENT.messages) {
       // An answer the page has just seen streamed comes without its text: take the draft's.
       for (const message of value.add) {
         if (message.streamed) {
@@ -186,14 +226,14 @@ export class WidgetClient extends EventTarget {
         }
       }
       this.state.messages.splice(value.at, Infinity, ...value.add);
-      this.dispatchEvent(new CustomEvent("messages", { detail: value }));
-    } else if (kind === "stopping") {
+      this.dispatchEvent(new CustomEvent(EVENT.messages, { detail: value }));
+    } else if (kind === EVENT.stopping) {
       for (const waiting of this.#approvals) waiting.abort();
-    } else if (kind === "history") {
-      this.history = value;
-      this.dispatchEvent(new Event("history"));
-    } else if (kind === "alert") {
-      this.dispatchEvent(new CustomEvent("alert", { detail: value }));
+    } else if (kind === EVENT.history) {
+      this.history = applyListChange(this.history, value);
+      this.dispatchEvent(new Event(EVENT.history));
+    } else if (kind === EVENT.alert) {
+      this.dispatchEvent(new CustomEvent(EVENT.alert, { detail: value }));
     }
   }
 
@@ -212,7 +252,36 @@ export class WidgetClient extends EventTarget {
       this.draft = { role: "assistant", content: before + text };
       if (toolCalls) this.draft.tool_calls = toolCalls;
     }
-    this.dispatchEvent(new Event("draft"));
+    this.dispatchEvent(new Event(EVENT.draft));
+  }
+}
+
+/**
+ * The kept conversations after a change: `set` entries added or changed, `drop` ids gone,
+ * `order` every id in order when it changed.
+ * @param {HistoryEntry[]} entries
+ * @param {{set: HistoryEntry[], drop: string[], order?: string[]}} change
+ */
+export function applyListChange(entries, { set, drop, order }) {
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  for (const id of drop) byId.delete(id);
+  for (const entry of set) byId.set(entry.id, entry);
+  const ids = order ?? entries.map((entry) => entry.id).filter((id) => byId.has(id));
+  return ids.map((id) => /** @type {HistoryEntry} */ (byId.get(id))).filter(Boolean);
+}
+
+/**
+ * A start-up snapshot as plain data for the worker; one that is not (a function, a cycle)
+ * is unreadable: a new conversation opens, with a warning.
+ * @param {unknown} value
+ */
+function plainOrWarn(value) {
+  if (value === null || value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value));
+  } catch {
+    console.warn("Chatkeep: the start-up snapshot could not be read; a new conversation opens.");
+    return null;
   }
 }
 

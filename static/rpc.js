@@ -1,11 +1,24 @@
-// The one message protocol between the page and the widget's worker, used on both sides.
+// The one message channel between the page and the widget's worker, used on both sides; the
+// kinds of message are declared in ./protocol.js.
 //
-//   request  {id, type, ...fields}   answered by   {id, result} | {id, error: {message, name}}
+//   request  {id, type, ...fields}   answered by   {id, type: "reply", result}
+//                                               or {id, type: "error", error: {name, message, bug?}}
 //   event    {type: "event", kind, data}            (no id, no answer)
 //
 // Everything crossing is plain data (structured clone), never functions or proxies.
 
+import { KIND } from "./protocol.js";
+
 /** @typedef {(message: any) => unknown | Promise<unknown>} Handler */
+
+/** An error whose `bug` is a program error's details (a traceback), for the console. */
+export class ReplyError extends Error {
+  /** @param {string} message @param {string} [bug] */
+  constructor(message, bug) {
+    super(message);
+    this.bug = bug;
+  }
+}
 
 export class Channel {
   #port;
@@ -16,7 +29,7 @@ export class Channel {
 
   /**
    * @param {Worker | MessagePort | {postMessage: Function, addEventListener: Function}} port  (a worker's `self` on that side)
-   * @param {Record<string, Handler>} handlers  requests this side answers, by type
+   * @param {Record<string, Handler>} handlers  requests this side answers, by type, and `event`
    * @param {string} prefix  distinguishes ids minted on each side
    */
   constructor(port, handlers, prefix) {
@@ -28,7 +41,7 @@ export class Channel {
   }
 
   /**
-   * Send a request and resolve with its result (or reject with an Error carrying its message).
+   * Send a request and resolve with its result (or reject with a `ReplyError`).
    * `fields` must not use the names `id` and `type`, which belong to the protocol.
    */
   request(type, fields = {}) {
@@ -42,7 +55,7 @@ export class Channel {
 
   /** Send an event: fire and forget. */
   emit(kind, data) {
-    this.#port.postMessage({ type: "event", kind, data });
+    this.#port.postMessage({ type: KIND.event, kind, data });
   }
 
   /** Reject every request still waiting: the other side is gone. */
@@ -53,15 +66,15 @@ export class Channel {
 
   async #receive(message) {
     if (!message || typeof message !== "object") return;
-    if (message.type === "event") {
+    if (message.type === KIND.event) {
       this.#handlers.event?.(message);
       return;
     }
-    if (message.type === undefined) {
+    if (message.type === KIND.reply || message.type === KIND.error) {
       const waiting = this.#pending.get(message.id);
       if (!waiting) return;
       this.#pending.delete(message.id);
-      if ("error" in message) waiting.reject(toError(message.error));
+      if (message.type === KIND.error) waiting.reject(toError(message.error));
       else waiting.resolve(message.result);
       return;
     }
@@ -69,22 +82,24 @@ export class Channel {
     try {
       if (!handler) throw new Error(`unknown request type "${message.type}"`);
       const result = await handler(message);
-      this.#port.postMessage({ id: message.id, result: result ?? null });
+      this.#port.postMessage({ id: message.id, type: KIND.reply, result: result ?? null });
     } catch (error) {
-      this.#port.postMessage({ id: message.id, error: fromError(error) });
+      this.#port.postMessage({ id: message.id, type: KIND.error, error: fromError(error) });
     }
   }
 }
 
+/** @param {any} error */
 function fromError(error) {
   if (error && typeof error === "object") {
-    return { name: String(error.name || "Error"), message: String(error.message || error) };
+    const plain = { name: String(error.name || "Error"), message: String(error.message || error) };
+    return typeof error.bug === "string" ? { ...plain, bug: error.bug } : plain;
   }
   return { name: "Error", message: String(error) };
 }
 
-function toError({ name, message }) {
-  const error = new Error(message);
+function toError({ name, message, bug }) {
+  const error = new ReplyError(message, bug);
   error.name = name;
   return error;
 }

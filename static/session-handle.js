@@ -2,8 +2,10 @@
 
 /** @typedef {import("./client.js").WidgetClient} WidgetClient */
 
+import { EVENT } from "./protocol.js";
+
 /** The client's events that mean "the conversation changed". */
-const CHANGES = ["meta", "messages", "draft"];
+const CHANGES = [EVENT.meta, EVENT.messages, EVENT.draft];
 
 /** @typedef {import("./chat-widget.js").ChatSession} ChatSession as declared in chat-widget.d.ts */
 
@@ -13,12 +15,57 @@ const CHANGES = ["meta", "messages", "draft"];
  */
 export class SessionHandle {
   #client;
+  /** @type {WidgetClient | null} once the element is connected */
+  #connected = null;
+  /**
+   * A handle that answers once `connect(client)` is called, as the element is connected.
+   * @returns {{session: SessionHandle, connect: (client: WidgetClient) => void}}
+   */
+  static pending() {
+    let connect = (/** @type {WidgetClient} */ _client) => {};
+    const client = new Promise((resolve) => (connect = resolve));
+    return { session: new SessionHandle(client), connect };
+  }
+
   /** @param {Promise<WidgetClient>} client */
   constructor(client) {
     this.#client = client;
+    client.then((connected) => (this.#connected = connected));
   }
   get ready() {
     return this.#client.then((client) => client.ready).then(() => undefined);
+  }
+  /** The open conversation's id ("" before ready). */
+  get conversationId() {
+    return this.#connected?.state.id ?? "";
+  }
+  /**
+   * The settled messages as the widget shows them, read at once (a copy; `getHistory()`
+   * asks Python itself).
+   * @returns {import("./chat-widget.js").Message[]}
+   */
+  get messages() {
+    return /** @type {any} */ (structuredClone(this.#connected?.state.messages ?? []));
+  }
+  /** True while an answer is being written (or tools run between answers). */
+  get busy() {
+    return this.#connected?.state.busy ?? false;
+  }
+  /**
+   * The answer being written right now, as far as it has come; null when none is.
+   * @returns {import("./chat-widget.js").Message | null}
+   */
+  get draft() {
+    const draft = this.#connected?.draft;
+    return draft ? /** @type {any} */ (structuredClone(draft)) : null;
+  }
+  /** True when the runtime started from the build's memory snapshot (the fast way). */
+  get startedFromSnapshot() {
+    return this.#connected?.fromSnapshot ?? false;
+  }
+  /** Resolves once ready and no turn runs: at once when idle, else when the running one settles. */
+  async settled() {
+    await (await this.#client).settled();
   }
   async #call(op, args = {}) {
     const client = await this.#client;

@@ -2,8 +2,8 @@
 // ~270 µs in Python), handing Python whole batches: every event that arrived since it last
 // asked, as the text of one JSON array.
 
-/** The header naming an answer the server keeps for a reload (with Redis). */
-export const TURN_HEADER = "x-chatkeep-turn";
+import { SENTENCE, TURN_HEADER, TURN_KEY } from "./protocol.js";
+
 /** Waits (ms) before asking again for an answer whose connection dropped; then it fails. */
 const RETRY_DELAYS = [250, 1000, 2000, 4000, 8000];
 
@@ -14,7 +14,7 @@ const RETRY_DELAYS = [250, 1000, 2000, 4000, 8000];
  *
  * `next()` resolves with `"[chunk, …]"` text, with `undefined` once the answer is complete,
  * or rejects with an Error whose message a person can read. When the server names the
- * answer, `{"chatkeep_turn": id}` comes first; if the connection then drops, the rest is
+ * answer, `{[TURN_KEY]: id}` comes first; if the connection then drops, the rest is
  * asked for by turn id and the number of the last event read, a few times, before failing.
  * `close()` aborts, and tells the server to stop an answer it would keep writing.
  * @param {string} endpoint  the chat server's API base (`…/api`)
@@ -66,7 +66,7 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
           const named = turn ? null : response.headers.get(TURN_HEADER);
           if (named) {
             turn = named;
-            queue.push(JSON.stringify({ chatkeep_turn: named }));
+            queue.push(JSON.stringify({ [TURN_KEY]: named }));
           }
           for await (const { id, data } of events(response.body)) {
             if (data === "[DONE]") return;
@@ -85,7 +85,7 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
       }
     } catch (error) {
       failure = controller.signal.aborted
-        ? "Stopped before the answer was finished."
+        ? SENTENCE.stopped
         : error instanceof Dropped
           ? error.message
           : `The chat server could not be reached (${error.message}).`;

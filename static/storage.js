@@ -1,6 +1,8 @@
 // The page's side of history storage. Workers have no localStorage, so the Python session
 // in the worker asks the page to read and write it: one trip per batch of writes.
 
+import { HOST_STORE, STORAGE, WRITTEN } from "./protocol.js";
+
 /**
  * localStorage operations confined to keys that start with `<prefix>:`.
  * `write` applies a batch of changes together or not at all: it answers "conflict" when an
@@ -14,7 +16,7 @@ export function localStorageHandler(prefix) {
   };
   return ({ op, argument }) => {
     switch (op) {
-      case "readAll": {
+      case STORAGE.readAll: {
         check(argument);
         /** @type {Record<string, string>} */
         const found = {};
@@ -24,10 +26,10 @@ export function localStorageHandler(prefix) {
         }
         return JSON.stringify(found);
       }
-      case "get":
+      case STORAGE.get:
         check(argument);
         return JSON.stringify(localStorage.getItem(argument));
-      case "write":
+      case STORAGE.write:
         return writeBatch(JSON.parse(argument), check);
       default:
         throw new Error(`unknown storage operation "${op}"`);
@@ -43,7 +45,7 @@ function writeBatch({ changes, expect }, check) {
   for (const [key] of changes) check(key);
   for (const [key, value] of Object.entries(expect)) {
     check(key);
-    if (localStorage.getItem(key) !== value) return "conflict";
+    if (localStorage.getItem(key) !== value) return WRITTEN.conflict;
   }
   /** @type {[string, string | null][]} */
   const undo = [];
@@ -58,10 +60,10 @@ function writeBatch({ changes, expect }, check) {
       if (value === null) localStorage.removeItem(key);
       else localStorage.setItem(key, value);
     }
-    if (isQuotaError(error)) return "full";
+    if (isQuotaError(error)) return WRITTEN.full;
     throw error;
   }
-  return "ok";
+  return WRITTEN.ok;
 }
 
 /** Calls another tab's changes in with `notify(key)`; returns the function that stops it. */
@@ -81,10 +83,10 @@ export function hostStoreHandler(getStore) {
   return async ({ op, args }) => {
     const store = getStore();
     const parsed = JSON.parse(args);
-    if (op === "list") await store.ready;
+    if (op === HOST_STORE.list) await store.ready;
     if (typeof store[op] !== "function") throw new Error(`historyStore has no ${op}() method`);
     const result = await store[op](...parsed);
-    return JSON.stringify(op === "list" || op === "read" ? result ?? null : null);
+    return JSON.stringify(op === HOST_STORE.list || op === HOST_STORE.read ? result ?? null : null);
   };
 }
 

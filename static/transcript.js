@@ -6,6 +6,30 @@
 
 /** @typedef {import("./client.js").Message} Message */
 
+/**
+ * A person pressed one of a message's actions: `copy` (an answer's Markdown), `copy-code`
+ * (a code block: `text`), `edit`, `fork`, `retry`, or `version` (show `version`). Raised on
+ * the log, for the element to carry out.
+ */
+export class MessageActionEvent extends Event {
+  static type = "message-action";
+  /**
+   * @param {string} action @param {number} index
+   * @param {{version?: number, text?: string, source?: HTMLElement}} details
+   */
+  constructor(action, index, { version = 0, text = "", source = undefined } = {}) {
+    super(MessageActionEvent.type);
+    this.action = action;
+    this.index = index;
+    this.version = version;
+    this.text = text;
+    this.source = source;
+  }
+}
+
+/** The buttons' `data-action`s, as the events name them. */
+const ACTIONS = { "copy-answer": "copy", "previous-version": "version", "next-version": "version" };
+
 /** Time one slice of drawing may take before the page gets the main thread back. */
 const SLICE_MS = 8;
 
@@ -40,6 +64,52 @@ export class Transcript {
     this.#onDrawn = onDrawn;
     this.#t = t;
     this.#sentence = message;
+    log.addEventListener("click", (event) => this.#clicked(/** @type {HTMLElement} */ (event.target)));
+  }
+
+  /**
+   * The message at `index` becomes a text field holding `text`: Enter resolves with what
+   * the person wrote, Escape (or an empty field) puts the message back and resolves null.
+   * @param {number} index @param {string} text @param {string} label  the field's name
+   * @returns {Promise<string | null>}
+   */
+  editInPlace(index, text, label) {
+    const body = /** @type {HTMLElement | null} */ (this.#nodes[index]?.querySelector(".body"));
+    if (!body) return Promise.resolve(null);
+    const field = document.createElement("textarea");
+    field.className = "edit-field";
+    field.setAttribute("aria-label", label);
+    field.value = text;
+    field.rows = Math.min(8, text.split("\n").length + 1);
+    body.replaceWith(field);
+    field.focus();
+    return new Promise((resolve) => {
+      field.addEventListener("keydown", (event) => {
+        const done = event.key === "Enter" && !event.shiftKey && !event.isComposing;
+        if (event.key !== "Escape" && !done) return;
+        event.preventDefault();
+        const edited = done ? field.value.trim() : "";
+        if (!edited) field.replaceWith(body);
+        resolve(edited || null);
+      });
+    });
+  }
+
+  /** Turns a press of a message's button into a `MessageActionEvent`. */
+  #clicked(/** @type {HTMLElement} */ target) {
+    const code = /** @type {HTMLElement | null} */ (target.closest("button.copy"));
+    if (code) {
+      const text = code.closest(".code")?.querySelector("code")?.textContent ?? "";
+      this.#log.dispatchEvent(new MessageActionEvent("copy-code", -1, { text, source: code }));
+      return;
+    }
+    const pressed = /** @type {HTMLElement | null} */ (target.closest("button[data-action]"));
+    if (!pressed) return;
+    const action = pressed.getAttribute("data-action") ?? "";
+    this.#log.dispatchEvent(new MessageActionEvent(ACTIONS[action] ?? action, Number(pressed.getAttribute("data-index")), {
+      version: Number(pressed.getAttribute("data-version")),
+      source: pressed,
+    }));
   }
 
   #t;

@@ -1,10 +1,12 @@
 // The widget's module Web Worker: boots Pyodide, loads the widget wheel, and carries what
 // the Python session asks for (model requests, storage and tools on the page). It decides
 // nothing: every operation of the table Python declares (widget/operations.py) goes to
-// `Bridge.call` as it is, and Python's JSON reply goes back to the page unparsed.
+// `Bridge.call` as it is; Python's JSON reply goes back to the page unparsed, and its error
+// as an error reply.
 
 import { pack, streams, unpack } from "./codec.js";
-import { Channel } from "./rpc.js";
+import { EVENT, KIND, REQUEST, STORAGE } from "./protocol.js";
+import { Channel, ReplyError } from "./rpc.js";
 import { openStream } from "./sse.js";
 
 const RUNTIME = new URL("./runtime/", import.meta.url);
@@ -20,10 +22,16 @@ let endpoint = "";
 let credentials = {};
 
 const channel = new Channel(self, {
-  init: ({ config }) => boot(config),
-  call: async ({ op, args }) => {
+  [KIND.init]: ({ config }) => boot(config),
+  [KIND.call]: async ({ op, args }) => {
     if (!bridge) throw new Error("The chat is still starting.");
-    return bridge.call(op, JSON.stringify(args ?? {})); // JSON text, parsed once by the page
+    /** @type {string} `{"result": …}`, parsed once by the page, or `{"error": {message, bug?}}` */
+    const reply = await bridge.call(op, JSON.stringify(args ?? {}));
+    if (reply.startsWith('{"error"')) {
+      const { error } = JSON.parse(reply);
+      throw new ReplyError(error.message, error.bug);
+    }
+    return reply;
   },
 }, "w");
 
@@ -37,7 +45,7 @@ let draftTimer = 0;
 function draft(at, text, callsJson) {
   if (at < 0) {
     flushDraft();
-    channel.emit("draft", null);
+    channel.emit(EVENT.draft, null);
     return;
   }
   const calls = callsJson ? JSON.parse(callsJson) : null;
@@ -56,7 +64,7 @@ function flushDraft() {
   if (!pendingDraft) return;
   const { at, text, calls } = pendingDraft;
   pendingDraft = null;
-  channel.emit("draft", calls ? [at, text, calls] : [at, text]);
+  channel.emit(EVENT.draft, calls ? [at, text, calls] : [at, text]);
 }
 
 /** Every other event: what was streamed before it goes first, so the page sees them in order. */
@@ -103,15 +111,15 @@ function releaseTurn(turn) {
  * @param {string} op @param {string} argument
  */
 async function storage(op, argument) {
-  if (op === "write") {
+  if (op === STORAGE.write) {
     const batch = JSON.parse(argument);
     for (const change of batch.changes) {
       if (change[1] !== null && change[0].includes(":conv:")) change[1] = await pack(change[1], compression);
     }
     argument = JSON.stringify(batch);
   }
-  const answer = await channel.request("storage", { op, argument });
-  if (op === "get" && argument.includes(":conv:")) return JSON.stringify(await unpack(JSON.parse(answer), compression));
+  const answer = await channel.request(REQUEST.storage, { op, argument });
+  if (op === STORAGE.get && argument.includes(":conv:")) return JSON.stringify(await unpack(JSON.parse(answer), compression));
   return answer;
 }
 
@@ -235,9 +243,9 @@ function startBridge(pyodide, config) {
     resumeStream: (turn) => openStream(endpoint, { turn }, credentials),
     claimTurn,
     releaseTurn,
-    callTool: (name, args) => channel.request("callTool", { name, arguments: args }),
+    callTool: (name, args) => channel.request(REQUEST.callTool, { name, arguments: args }),
     storage,
-    historyStore: (op, args) => channel.request("historyStore", { op, args }),
+    historyStore: (op, args) => channel.request(REQUEST.historyStore, { op, args }),
     emit,
     draft,
   };

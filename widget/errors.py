@@ -6,6 +6,8 @@ WidgetError (ValueError)
  └── TurnError       a model turn that could not complete (upstream failure, stop)
 """
 
+from .protocol import BUSY, STOPPED
+
 
 class WidgetError(ValueError):
     """Base class: every error the widget raises on bad input is one of these."""
@@ -21,3 +23,6 @@ class SnapshotError(WidgetError):
 
 class TurnError(WidgetError):
     """A model turn failed; the message is what the person sees."""
+
+
+__all__ = ["BUSY", "STOPPED", "HistoryError", "SnapshotError", "TurnError", "WidgetError"]

@@ -17,70 +17,14 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from .errors import WidgetError
+from .key_value import Change, Conflict, KeyValue, StorageFull
 from .snapshots import Snapshot, dumps, read_snapshot
 
 META_VERSION = 1
-
-
-class StorageFull(WidgetError):
-    """The store has no room left for a write."""
-
-
-class Conflict(WidgetError):
-    """Another tab changed an entry since this tab last read or wrote it."""
-
-
-Change = tuple[str, str | None]  # (key, value); None removes the key
-
-
-class KeyValue(Protocol):
-    """The few storage operations history needs.
-
-    `write` applies a batch of changes all together or not at all, in one trip to the page:
-    it raises `Conflict` when a key in `expect` does not hold the expected text (None: absent)
-    and `StorageFull` when the batch does not fit, in both cases changing nothing.
-    """
-
-    async def read_all(self, prefix: str) -> dict[str, str]: ...
-    async def get(self, key: str) -> str | None: ...
-    async def write(
-        self, changes: Sequence[Change], expect: Mapping[str, str | None] | None = None
-    ) -> None: ...
-
-
-class MemoryKeyValue:
-    """Page memory: gone on reload. `quota` (characters, keys plus values) is for tests."""
-
-    def __init__(self, quota: int | None = None) -> None:
-        self.data: dict[str, str] = {}
-        self.quota = quota
-
-    async def read_all(self, prefix: str) -> dict[str, str]:
-        return {key: value for key, value in self.data.items() if key.startswith(prefix)}
-
-    async def get(self, key: str) -> str | None:
-        return self.data.get(key)
-
-    async def write(
-        self, changes: Sequence[Change], expect: Mapping[str, str | None] | None = None
-    ) -> None:
-        for key, expected in (expect or {}).items():
-            if self.data.get(key) != expected:
-                raise Conflict(f"{key} was changed elsewhere")
-        after = dict(self.data)
-        for key, value in changes:
-            if value is None:
-                after.pop(key, None)
-            else:
-                after[key] = value
-        if self.quota is not None and sum(len(k) + len(v) for k, v in after.items()) > self.quota:
-            raise StorageFull("the store is full")
-        self.data = after
 
 
 @dataclass(frozen=True)
@@ -100,6 +44,22 @@ class Entry:
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "updated": self.updated}
+
+
+class Kept(Protocol):
+    """What the widget needs of a history: `History` here, or `HostedHistory`."""
+
+    async def load(self) -> None: ...
+    def entries(self) -> list[Entry]: ...
+    def __contains__(self, conversation_id: str) -> bool: ...
+    def entry(self, conversation_id: str) -> Entry | None: ...
+    async def read(self, conversation_id: str) -> dict[str, Any] | None: ...
+    async def peek(self, conversation_id: str) -> dict[str, Any] | None: ...
+    async def keep(self, snapshot: Snapshot, *, named: bool = ..., spare: Collection[str] = ...,
+                   pending: str = ...) -> Entry: ...  # fmt: skip
+    async def forget(self, conversation_id: str) -> None: ...
+    async def changed(self, key: str) -> bool: ...
+    async def accept(self, conversation_id: str) -> None: ...
 
 
 class History:
@@ -314,78 +274,3 @@ def parse_meta(conversation_id: str, text: str | None) -> Entry | None:
 
 def newest_first(entries: Iterable[Entry]) -> list[Entry]:
     return sorted(entries, key=lambda e: (e.updated, e.id), reverse=True)
-
-
-class HostStore(Protocol):
-    """A store the host page supplies (`element.historyStore`), seen from Python."""
-
-    async def list(self) -> list[dict[str, Any]]: ...
-    async def read(self, conversation_id: str) -> object: ...
-    async def keep(self, conversation_id: str, snapshot: dict[str, Any], title: str) -> None: ...
-    async def forget(self, conversation_id: str) -> None: ...
-
-
-class HostedHistory:
-    """History kept by the host page's own store; the host decides limits and layout."""
-
-    def __init__(self, store: HostStore) -> None:
-        self.store = store
-        self._entries: dict[str, Entry] = {}
-
-    async def load(self) -> None:
-        self._entries = {}
-        for item in await self.store.list():
-            entry = _entry_from_listing(item)
-            if entry:
-                self._entries[entry.id] = entry
-
-    def entries(self) -> list[Entry]:
-        return newest_first(self._entries.values())
-
-    def __contains__(self, conversation_id: str) -> bool:
-        return conversation_id in self._entries
-
-    async def read(self, conversation_id: str) -> dict[str, Any] | None:
-        return read_snapshot(await self.store.read(conversation_id))
-
-    peek = read  # the host's store decides what wins: looking is reading
-
-    async def keep(
-        self,
-        snapshot: Snapshot,
-        *,
-        named: bool = False,
-        spare: Collection[str] = (),
-        pending: str = "",
-    ) -> Entry:
-        # The host's store keeps snapshots only: an unfinished answer is not picked up later.
-        await self.store.keep(snapshot.id, snapshot.to_dict(), snapshot.title)
-        entry = Entry(snapshot.id, snapshot.title, snapshot.updated, named=named)
-        self._entries[snapshot.id] = entry
-        return entry
-
-    async def accept(self, conversation_id: str) -> None:
-        pass  # the host's store decides what wins
-
-    def entry(self, conversation_id: str) -> Entry | None:
-        return self._entries.get(conversation_id)
-
-    async def forget(self, conversation_id: str) -> None:
-        await self.store.forget(conversation_id)
-        self._entries.pop(conversation_id, None)
-
-    async def changed(self, key: str) -> bool:
-        before = self.entries()
-        await self.load()
-        return before != self.entries()
-
-
-def _entry_from_listing(item: object) -> Entry | None:
-    if not isinstance(item, dict):
-        return None
-    conversation_id, title, updated = item.get("id"), item.get("title"), item.get("updated")
-    if not isinstance(conversation_id, str) or not conversation_id:
-        return None
-    if isinstance(updated, bool) or not isinstance(updated, (int, float)):
-        updated = 0
-    return Entry(conversation_id, title if isinstance(title, str) else "", int(updated))

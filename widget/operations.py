@@ -1,10 +1,9 @@
-"""The operations the page may ask of the session: declared once, here.
+"""The operations the page may ask of the session, read from `Conversations` itself.
 
-The worker asks Python for this table at boot and hands it to the page, so the element, the
-worker and Python all take the names and argument shapes from one place. Adding an
-operation means a row here, a method on `widget.bridge.Bridge` named after it (`exportAll`
-is `export_all`, its arguments likewise) and the UI that calls it; a test checks that the
-three agree.
+Every public async method of `widget.conversations.Conversations` is an operation: its
+name and its arguments' names in camelCase (`export_all` is `exportAll`), each argument's
+shape read from its type hint. The worker hands this table to the page at boot, and the
+page checks every call against it before it crosses.
 
 A shape is a JSON type (`string`, `integer`, `boolean`, `array`, `object`) or `any`; a
 trailing `?` allows `null` or leaving the argument out.
@@ -12,40 +11,58 @@ trailing `?` allows `null` or leaving the argument out.
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Mapping
+import types
+import typing
+from collections.abc import Callable, Mapping
 from typing import Any
 
-OPERATIONS: dict[str, dict[str, str]] = {
-    # turns
-    "send": {"text": "string", "attachments": "array?"},
-    "retry": {"index": "integer"},
-    "edit": {"index": "integer", "text": "string"},
-    "showVersion": {"index": "integer", "version": "integer"},
-    "stop": {},
-    "pickUp": {},
-    # the live conversation
-    "save": {},
-    "restore": {"snapshot": "any"},
-    "fork": {"index": "integer"},
-    "getHistory": {},
-    "setHistory": {"messages": "any"},
-    "readSnapshot": {"value": "any"},
-    "setModel": {"model": "string"},
-    "setThinking": {"level": "string"},
-    "rename": {"conversationId": "string", "title": "string"},
-    # kept conversations
-    "open": {"conversationId": "string"},
-    "forget": {"conversationId": "string"},
-    "exportAll": {},
-    "importAll": {"text": "string"},
-    "storageChanged": {"key": "string"},
-    "search": {"query": "string"},
-    # tools and lifetime
-    "registerTool": {"name": "string", "description": "string?", "parameters": "object?"},
-    "unregisterTool": {"name": "string"},
-    "dispose": {},
-}
+from .conversations import Conversations
+
+_SHAPES: dict[object, str] = {str: "string", int: "integer", bool: "boolean", list: "array",
+                              dict: "object", object: "any"}  # fmt: skip
+
+
+def camel_case(name: str) -> str:
+    """`export_all` → `exportAll`: the page's name of an operation or an argument."""
+    head, *rest = name.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def snake_case(name: str) -> str:
+    """`exportAll` → `export_all`: the Python name of an operation or an argument."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def methods(facade: type = Conversations) -> dict[str, Callable[..., Any]]:
+    """The facade's operations by their page names, in the order the class defines them."""
+    return {
+        camel_case(name): method
+        for name, method in vars(facade).items()
+        if not name.startswith("_") and inspect.iscoroutinefunction(method)
+    }
+
+
+def _shape(hint: object) -> str:
+    arguments = typing.get_args(hint)
+    if isinstance(hint, types.UnionType) and type(None) in arguments:
+        [inner] = [a for a in arguments if a is not type(None)]
+        return _shape(inner) + "?"
+    return _SHAPES[typing.get_origin(hint) or hint]
+
+
+def table(facade: type = Conversations) -> dict[str, dict[str, str]]:
+    """Operation → argument name → shape, from the signatures."""
+    found = {}
+    for operation, method in methods(facade).items():
+        hints = typing.get_type_hints(method)
+        names = list(inspect.signature(method).parameters)[1:]
+        found[operation] = {camel_case(name): _shape(hints[name]) for name in names}
+    return found
+
+
+OPERATIONS = table()
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -54,11 +71,6 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "array": (list,),
     "object": (dict,),
 }
-
-
-def snake_case(name: str) -> str:
-    """`exportAll` → `export_all`: the Python name of an operation or an argument."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 def check_arguments(operation: str, arguments: object) -> dict[str, Any]:
@@ -78,9 +90,8 @@ def check_arguments(operation: str, arguments: object) -> dict[str, Any]:
     keywords: dict[str, Any] = {}
     for name, shape in shapes.items():
         value = arguments.get(name)
-        optional = shape.endswith("?")
         kind = shape.rstrip("?")
-        if value is None and (optional or kind == "any"):
+        if value is None and (shape.endswith("?") or kind == "any"):
             keywords[snake_case(name)] = None
             continue
         expected = _JSON_TYPES.get(kind)

@@ -8,10 +8,6 @@ from typing import Any
 from .errors import TurnError
 from .messages import Message
 
-#: The worker puts `{TURN_KEY: "<id>"}` before an answer's first chunk when the server keeps
-#: the answer under that turn id, for a reload (or a dropped connection) to pick it up.
-TURN_KEY = "chatkeep_turn"
-
 
 @dataclass
 class AnswerBuilder:

@@ -33,7 +33,10 @@ from server.turns import BROKEN, GONE, STOPPED, STORE_AWAY, TOO_LONG
 from server.upstream import BAD_ANSWER, _error_from_upstream, _upstream_error
 from widget import Session, WidgetError
 from widget.conversations import Conversations
-from widget.history import History, MemoryKeyValue, StorageFull
+from widget.history import History
+from widget.keeper import Unheard
+from widget.key_value import MemoryKeyValue, StorageFull
+from widget.models import Offer
 from widget.snapshots import SnapshotError
 
 if "pyodide" not in sys.modules:  # widget.bridge imports Pyodide's FFI, absent on CPython
@@ -145,6 +148,19 @@ class Scripted:
     async def resume(self, turn: str) -> AsyncIterator[list[Any]]:
         yield []
 
+    def cancel(self) -> None:
+        pass
+
+
+class Alerts(Unheard):
+    """Hears the alerts a person would see."""
+
+    def __init__(self, alerts: list[str]) -> None:
+        self.alerts = alerts
+
+    def alert(self, text: str) -> None:
+        self.alerts.append(text)
+
 
 def said_by_the_widget() -> list[str]:
     said: list[str] = [BUG, UNREADABLE]
@@ -173,17 +189,17 @@ def said_by_the_widget() -> list[str]:
     store = MemoryKeyValue()
     store.data["chatkeep:meta:torn"] = '{"v": 1, "title": "Torn", "updated": 1, "rev": "r"}'
     store.data["chatkeep:conv:torn"] = '{"version": 1, "id": "torn", "messages": [{"ro'
-    kept = Conversations(Session(), History(store), Scripted(), on_alert=alerts.append,
-                         models={"demo": ("demo", None), "mini": ("mini", None)})  # fmt: skip
+    kept = Conversations(Session(), History(store), Scripted(), listener=Alerts(alerts),
+                         offer=Offer([{"id": "demo"}, {"id": "mini"}]))  # fmt: skip
     said.append(caught(lambda: kept.open("not-kept")))
-    asyncio.run(kept.history.load())  # type: ignore[union-attr]
+    asyncio.run(kept.kept.start())
     said.append(caught(lambda: kept.open("torn")))
     said.append(caught(lambda: kept.rename(kept.session.id, " ")))
-    said.append(caught(lambda: kept.choose(model="gpt-9")))
+    said.append(caught(lambda: kept.set_model("gpt-9")))
     old = {"version": 1, "id": "c1", "title": "Old", "created": 1, "updated": 1,
            "model": "retired", "thinking": "off",
            "messages": [{"role": "user", "content": "Hi"}]}  # fmt: skip
-    asyncio.run(kept.start(old))
+    asyncio.run(kept.kept.start(old))
     said += alerts
     export = '{"format": "chatkeep-history", "version": 2, "conversations": []}'
     try:

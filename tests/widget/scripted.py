@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import types
-from collections.abc import AsyncIterator, Coroutine, Generator
+from collections.abc import AsyncIterator, Coroutine, Generator, Sequence
 from typing import Any
 
 from widget import TurnError
+from widget.conversations import Conversations
+from widget.history import Entry
 
 
 @types.coroutine
@@ -63,8 +65,40 @@ class ScriptedTransport:
             if self.on_batch:
                 self.on_batch()
 
+    def cancel(self) -> None:
+        """A stop: the next batch is not read (the session checks its stop first)."""
+
 
 def answer(text: str) -> list[Any]:
     """A scripted answer streaming `text` in two batches."""
     middle = len(text) // 2
     return [[text_chunk(text[:middle])], [text_chunk(text[middle:], "stop")]]
+
+
+class Heard:
+    """A `widget.keeper.Listener` that records what the page would hear."""
+
+    def __init__(self, alerts: list[str] | None = None) -> None:
+        self.alerts = alerts if alerts is not None else []
+        self.entries: list[Entry] = []
+        self.stops = 0
+        self.waiting = False
+
+    def alert(self, text: str) -> None:
+        self.alerts.append(text)
+
+    def listed(self, entries: Sequence[Entry]) -> None:
+        self.entries = list(entries)
+
+    def stopping(self) -> None:
+        self.stops += 1
+
+    def unfinished(self, waiting: bool) -> None:
+        self.waiting = waiting
+
+
+def listing(conversations: Conversations) -> list[dict[str, Any]]:
+    """The kept conversations as the page lists them, newest first."""
+    heard = conversations.listener
+    assert isinstance(heard, Heard), "make the Conversations with listener=Heard()"
+    return [entry.to_dict() for entry in heard.entries]

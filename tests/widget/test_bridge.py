@@ -25,9 +25,11 @@ if sys.platform != "emscripten" and "pyodide" not in sys.modules:
 
 from widget import Session, TurnError
 from widget.bridge import BUG, Bridge
-from widget.history import History, MemoryKeyValue
+from widget.conversations import Conversations
+from widget.errors import STOPPED
+from widget.history import History
+from widget.key_value import MemoryKeyValue
 from widget.operations import OPERATIONS, check_arguments, snake_case
-from widget.sessions import STOPPED
 
 IN_PYODIDE = sys.platform == "emscripten"
 STATIC = Path(__file__).resolve().parents[2] / "static"
@@ -61,8 +63,9 @@ class GoneStream(FakeStream):
 class FakeHost:
     """The worker's callbacks, recording every event as the page would receive it."""
 
-    def __init__(self, *answers: list[list[Any]]) -> None:
+    def __init__(self, *answers: list[list[Any]], store: MemoryKeyValue | None = None) -> None:
         self.answers = list(answers)
+        self.store = store or MemoryKeyValue()
         self.events: list[tuple[str, Any]] = []
         self.tool_calls: list[tuple[str, str]] = []
         self.kept: dict[str, list[list[Any]]] = {}
@@ -91,6 +94,16 @@ class FakeHost:
         self.tool_calls.append((name, arguments))
         return "22°C"
 
+    async def storage(self, op: str, argument: str) -> str:
+        """The page's localStorage, as `static/storage.js` answers the worker."""
+        if op == "readAll":
+            return json.dumps(await self.store.read_all(argument))
+        if op == "get":
+            return json.dumps(await self.store.get(argument))
+        batch = json.loads(argument)
+        await self.store.write([tuple(change) for change in batch["changes"]], batch["expect"])
+        return "ok"
+
     def kinds(self) -> list[str]:
         return [kind for kind, _ in self.events]
 
@@ -114,12 +127,16 @@ def streamed(text: str, parts: int) -> list[list[Any]]:
     return [[text_chunk(piece)] for piece in pieces] + [[text_chunk("", "stop")]]
 
 
-def test_every_operation_has_one_bridge_method_with_its_arguments() -> None:
-    for operation, shapes in OPERATIONS.items():
-        method = getattr(Bridge, snake_case(operation))
-        assert inspect.iscoroutinefunction(method), operation
-        parameters = list(inspect.signature(method).parameters)[1:]
-        assert parameters == [snake_case(name) for name in shapes], operation
+def test_the_operations_are_the_facade_s_public_async_methods() -> None:
+    public = {
+        name for name, member in vars(Conversations).items()
+        if not name.startswith("_") and inspect.iscoroutinefunction(member)
+    }  # fmt: skip
+    assert {snake_case(operation) for operation in OPERATIONS} == public
+    assert OPERATIONS["send"] == {"text": "string", "attachments": "array?"}
+    assert OPERATIONS["rename"] == {"conversationId": "string", "title": "string"}
+    assert OPERATIONS["restore"] == {"snapshot": "any"}
+    assert OPERATIONS["registerTool"]["parameters"] == "object?"
 
 
 def test_the_page_uses_only_declared_operations_and_every_one_is_used() -> None:
@@ -139,80 +156,43 @@ def test_arguments_of_the_wrong_shape_are_a_bug_not_a_person_s_mistake() -> None
         with pytest.raises(TypeError):
             check_arguments(operation, arguments)
     host = FakeHost()
-    reply = call(started(host), "retry", index="2")
-    assert reply["error"] == BUG and "index must be integer" in reply["bug"]
+    error = call(started(host), "retry", index="2")["error"]
+    assert error["message"] == BUG and "index must be integer" in error["bug"]
 
 
 def test_a_person_s_mistake_answers_its_message() -> None:
     bridge = started(FakeHost())
     assert call(bridge, "setHistory", messages=[{"role": "robot", "content": "x"}]) == {
-        "error": 'message at index 0 has unknown role "robot"'
+        "error": {"message": 'message at index 0 has unknown role "robot"'}
     }
     assert call(bridge, "setModel", model="gpt-9") == {
-        "error": 'The model "gpt-9" is not offered here.'
+        "error": {"message": 'The model "gpt-9" is not offered here.'}
     }
     assert call(bridge, "rename", conversationId="x", title=" ") == {
-        "error": "A title needs at least one character."
+        "error": {"message": "A title needs at least one character."}
     }
 
 
-def test_a_streamed_answer_sends_only_appended_text_and_one_splice() -> None:
-    text = "Once upon a time " * 200
-    host = FakeHost(streamed(text, 100))
+def test_a_turn_reaches_the_page_as_events_and_its_reply_only_settles_it() -> None:
+    host = FakeHost(streamed("Hello there", 3))
     bridge = started(host)
-    assert call(bridge, "send", text="Tell me a story") == {"result": None}
-    assert call(bridge, "getHistory")["result"][1] == {"role": "assistant", "content": text}
-    drafts = [data for kind, data in host.events if kind == "draft" and data]
-    assert "".join(piece for _, piece, _ in drafts) == text
-    assert all(at == sum(len(p) for _, p, _ in drafts[:i]) for i, (at, _, _) in enumerate(drafts))
-    splices = [data for kind, data in host.events if kind == "messages"]
-    assert splices == [
-        {"at": 0, "add": [{"role": "user", "content": "Tell me a story"}], "turn": True},
-        {"at": 1, "add": [{"role": "assistant", "streamed": True}], "turn": True},  # as drafts
-    ]
-    assert host.events[-1][0] == "meta" and host.events[-1][1]["busy"] is False
-    assert [data for kind, data in host.events if kind == "draft"][-1] is None
-    sent = sum(len(json.dumps(data)) for _, data in host.events)
-    assert sent < 3 * len(text)
+    assert call(bridge, "send", text="Hi") == {"result": None}
+    assert "".join(d[1] for k, d in host.events if k == "draft" and d) == "Hello there"
+    assert [d["at"] for k, d in host.events if k == "messages"] == [0, 1]
+    assert call(bridge, "getHistory")["result"][1] == {
+        "role": "assistant",
+        "content": "Hello there",
+    }
 
 
-def test_a_second_turn_sends_only_its_own_messages() -> None:
-    host = FakeHost(streamed("First answer", 2), streamed("Second answer", 2))
-    bridge = started(host)
-    call(bridge, "send", text="one")
-    host.events.clear()
-    call(bridge, "send", text="two")
-    splices = [data for kind, data in host.events if kind == "messages"]
-    assert [s["at"] for s in splices] == [2, 3]
-    assert all(len(s["add"]) == 1 for s in splices)
-
-
-def test_tools_calls_stream_as_calls_and_results_as_new_messages() -> None:
+def test_tools_run_on_the_page() -> None:
     host = FakeHost([[call_chunk("c1", "get_weather", '{"city": "Paris"}')]],
                     streamed("It is 22°C.", 2))  # fmt: skip
     bridge = started(host)
     call(bridge, "registerTool", name="get_weather", description="Weather", parameters=None)
     call(bridge, "send", text="Weather in Paris?")
     assert host.tool_calls == [("get_weather", '{"city": "Paris"}')]
-    calls = [data[2] for kind, data in host.events if kind == "draft" and data and data[2]]
-    assert json.loads(calls[0])[0]["function"]["name"] == "get_weather"
-    roles = [m["role"] for kind, d in host.events if kind == "messages" for m in d["add"]]
-    assert roles == ["user", "assistant", "tool", "assistant"]
-
-
-def test_opening_another_conversation_sends_it_whole_once() -> None:
-    host = FakeHost(streamed("Hello", 1))
-    bridge = started(host)
-    call(bridge, "send", text="first")
-    first = call(bridge, "save")["result"]
-    call(bridge, "restore", snapshot=None)
-    assert [d for k, d in host.events if k == "messages"][-1] == {"at": 0, "add": [],
-                                                                  "turn": False}  # fmt: skip
-    host.events.clear()
-    call(bridge, "open", conversationId=first["id"])
-    opened = [d for k, d in host.events if k == "messages"]
-    assert opened == [{"at": 0, "add": first["messages"], "turn": False}]
-    assert [k for k, _ in host.events].count("meta") == 1
+    assert call(bridge, "getHistory")["result"][2]["content"] == "22°C"
 
 
 @pytest.mark.skipif(
@@ -275,19 +255,18 @@ def test_a_conversation_on_a_model_no_longer_offered_opens_on_the_default_with_a
     assert '"openai/gpt-4o-mini"' in notice
     saved = call(bridge, "save")["result"]
     assert (saved["provider"], saved["model"]) == ("openai", "gpt-4o-mini")
-    assert call(bridge, "setModel", model="retired/gpt-3")["error"].startswith("The model")
+    assert call(bridge, "setModel", model="retired/gpt-3")["error"]["message"].startswith(
+        "The model"
+    )
 
 
 def reloaded_mid_answer(host: FakeHost) -> Bridge:
     """A widget starting over a store that holds a question whose answer the server was
     still writing under turn "T1" when the page went away."""
-    store = MemoryKeyValue()
     asked = Session()
     asked.set_history([{"role": "user", "content": "Why tides?"}])
-    run(History(store).keep(asked.snapshot(), pending="T1"))
-    bridge = Bridge(host, json.dumps({"history": "memory", "models": [{"id": "demo"}]}))
-    bridge.conversations.history = History(store)
-    return bridge
+    run(History(host.store).keep(asked.snapshot(), pending="T1"))
+    return Bridge(host, json.dumps({"history": "local", "models": [{"id": "demo"}]}))
 
 
 def test_after_a_reload_the_page_is_told_to_pick_the_answer_up_and_sees_it_stream() -> None:
@@ -303,7 +282,7 @@ def test_after_a_reload_the_page_is_told_to_pick_the_answer_up_and_sees_it_strea
     assert drafts == "Tides come from the moon."
     assert host.resumed == ["T1"]
     assert [d for k, d in host.events if k == "meta"][-1]["unfinished"] is False
-    assert bridge.session.get_history()[-1] == {
+    assert call(bridge, "getHistory")["result"][-1] == {
         "role": "assistant",
         "content": "Tides come from the moon.",
     }
@@ -317,4 +296,4 @@ def test_an_answer_no_longer_kept_is_alerted_and_kept_as_interrupted() -> None:
     assert call(bridge, "pickUp") == {"result": None}
     [alert] = [d for k, d in host.events if k == "alert"]
     assert alert == "This answer is no longer kept on the chat server."
-    assert bridge.session.get_history()[-1]["error"] == alert
+    assert call(bridge, "getHistory")["result"][-1]["error"] == alert

@@ -23,12 +23,13 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scripted import pause, run, text_chunk
+from scripted import Heard, listing, pause, run, text_chunk
 
 from widget import Session
 from widget.conversations import Conversations
 from widget.errors import WidgetError
-from widget.history import Change, Conflict, Entry, History, MemoryKeyValue, StorageFull
+from widget.history import Entry, History
+from widget.key_value import Change, Conflict, MemoryKeyValue, StorageFull
 from widget.snapshots import Snapshot, from_dict, repair
 from widget.titles import clean_title
 
@@ -106,6 +107,9 @@ class Model:
             hook()
         yield [text_chunk(text, "stop")]
 
+    def cancel(self) -> None:
+        pass
+
 
 steps = st.lists(
     st.one_of(
@@ -144,9 +148,9 @@ class World:
         session = Session(clock=lambda: next(self.clock))
         tab = Conversations(
             session, RecordingHistory(self.store, self.written), self.model, generate_title=True,
-            on_alert=self.alerts.append,
+            listener=Heard(self.alerts),
         )  # fmt: skip
-        run(tab.start())
+        run(tab.kept.start())
         return tab
 
     def restart(self) -> None:
@@ -154,7 +158,7 @@ class World:
         self.tab = self.open_tab()
 
     def other_id(self, pick: int) -> str | None:
-        ids = [e["id"] for e in self.tab.listing() if e["id"] != self.tab.session.id]
+        ids = [e["id"] for e in listing(self.tab) if e["id"] != self.tab.session.id]
         return ids[pick % len(ids)] if ids else None
 
     def step(self, action: str, value: Any) -> bool:
@@ -176,7 +180,7 @@ class World:
                 run(self.tab.send(f"First question {value}"))
                 self.model.during_title = None
                 if session.named:
-                    run(self.tab.keep())
+                    run(self.tab.kept.keep())
             elif action == "rename_live" and not session.is_empty:
                 run(self.tab.rename(session.id, value))
                 names[session.id] = clean_title(value)
@@ -187,7 +191,7 @@ class World:
                 run(self.tab.forget(other))
                 self.named.pop(other, None)
             elif action == "new":
-                run(self.tab.new())
+                run(self.tab.restore(None))
             elif action == "import":
                 bundle = [{"version": 1, "id": f"imported{value}", "title": f"Imported {value}",
                            "created": value, "updated": value,

@@ -7,11 +7,12 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from scripted import ScriptedTransport, answer, run
+from scripted import Heard, ScriptedTransport, answer, listing, run
 
 from widget import Session
 from widget.conversations import Conversations
-from widget.history import Conflict, History, MemoryKeyValue, StorageFull
+from widget.history import History
+from widget.key_value import Conflict, MemoryKeyValue, StorageFull
 from widget.snapshots import from_dict
 
 
@@ -159,9 +160,9 @@ def make(
         History(store),
         ScriptedTransport(*answers),
         generate_title=generate_title,
-        on_alert=alerts.append,
+        listener=Heard(alerts),
     )
-    run(conversations.start())
+    run(conversations.kept.start())
     return conversations, store
 
 
@@ -171,7 +172,7 @@ def stored_conversations(store: MemoryKeyValue) -> list[dict[str, object]]:
 
 def test_each_settled_turn_is_stored_and_empty_ones_never_are() -> None:
     conversations, store = make(False, answer("Hi Alice"), answer("Alice"))
-    run(conversations.new())
+    run(conversations.restore(None))
     assert store.data == {}
     run(conversations.send("My name is Alice"))
     [stored] = stored_conversations(store)
@@ -184,22 +185,22 @@ def test_each_settled_turn_is_stored_and_empty_ones_never_are() -> None:
 def test_a_generated_title_is_stored_and_a_failed_one_keeps_the_derived() -> None:
     conversations, store = make(True, answer("Hello!"), answer("Greeting Alice"))
     run(conversations.send("Hi, I am Alice"))
-    assert conversations.listing()[0]["title"] == "Greeting Alice"
+    assert listing(conversations)[0]["title"] == "Greeting Alice"
     assert stored_conversations(store)[0]["title"] == "Greeting Alice"
     failing, store = make(True, answer("Hello!"))
     run(failing.send("Plan a picnic"))
-    assert failing.listing()[0]["title"] == "Plan a picnic"
+    assert listing(failing)[0]["title"] == "Plan a picnic"
 
 
 def test_new_open_forget_and_fork() -> None:
     conversations, _ = make(False, answer("one"), answer("two"), answer("three"))
     run(conversations.send("first chat"))
     first = conversations.session.id
-    run(conversations.new())
+    run(conversations.restore(None))
     run(conversations.send("second chat"))
     run(conversations.send("more"))
     second = conversations.session.id
-    assert [e["id"] for e in conversations.listing()] == [second, first]
+    assert [e["id"] for e in listing(conversations)] == [second, first]
     run(conversations.open(first))
     assert conversations.session.get_history()[0]["content"] == "first chat"
     text = run(conversations.fork(0))
@@ -207,10 +208,10 @@ def test_new_open_forget_and_fork() -> None:
     run(conversations.open(second))
     text = run(conversations.fork(2))
     assert text == "more"
-    assert len(conversations.listing()) == 3  # the fork holds the first turn of the second chat
+    assert len(listing(conversations)) == 3  # the fork holds the first turn of the second chat
     run(conversations.forget(conversations.session.id))
     assert conversations.session.is_empty
-    assert len(conversations.listing()) == 2
+    assert len(listing(conversations)) == 2
 
 
 def test_restore_is_strict_and_cuts_unanswered_calls() -> None:
@@ -237,10 +238,10 @@ def test_rename_the_live_or_a_kept_conversation() -> None:
     first = conversations.session.id
     run(conversations.rename(first, "  Live rename  "))
     assert conversations.session.title == "Live rename"
-    run(conversations.new())
+    run(conversations.restore(None))
     run(conversations.send("second"))
     run(conversations.rename(first, "Renamed while closed"))
-    titles = {e["id"]: e["title"] for e in conversations.listing()}
+    titles = {e["id"]: e["title"] for e in listing(conversations)}
     assert titles[first] == "Renamed while closed"
     assert json.loads(store.data[f"chatkeep:conv:{first}"])["title"] == "Renamed while closed"
     with pytest.raises(ValueError, match="at least one character"):
@@ -249,20 +250,21 @@ def test_rename_the_live_or_a_kept_conversation() -> None:
 
 def test_a_new_model_or_thinking_level_is_kept_at_once() -> None:
     conversations, store = make(False, answer("one"))
-    run(conversations.choose(model="demo-mini"))
+    run(conversations.set_model("demo-mini"))
     assert store.data == {}  # an empty conversation is never stored
     run(conversations.send("first"))
-    run(conversations.choose(thinking="high", model="demo"))
+    run(conversations.set_thinking("high"))
+    run(conversations.set_model("demo"))
     [stored] = stored_conversations(store)
     assert (stored["model"], stored["thinking"]) == ("demo", "high")
     with pytest.raises(ValueError, match="thinking must be one of"):
-        run(conversations.choose(thinking="extreme"))
+        run(conversations.set_thinking("extreme"))
 
 
 def test_export_then_import_all_history() -> None:
     conversations, _ = make(False, answer("one"), answer("two"))
     run(conversations.send("first"))
-    run(conversations.new())
+    run(conversations.restore(None))
     run(conversations.send("second"))
     exported = run(conversations.export_all())
     data = json.loads(exported)
@@ -271,7 +273,7 @@ def test_export_then_import_all_history() -> None:
 
     elsewhere, _ = make()
     assert run(elsewhere.import_all(exported)) == 2
-    assert sorted(e["title"] for e in elsewhere.listing()) == ["first", "second"]
+    assert sorted(e["title"] for e in listing(elsewhere)) == ["first", "second"]
     assert run(elsewhere.import_all(exported)) == 0  # already kept, not newer
     single = json.dumps(data["conversations"][0])
     assert run(make()[0].import_all(single)) == 1
@@ -326,16 +328,19 @@ class CountingStore(MemoryKeyValue):
 def test_storing_a_turn_is_one_trip_even_past_the_limit() -> None:
     store = CountingStore()
     conversations = Conversations(
-        Session(), History(store, limit=2), ScriptedTransport(*(answer(f"A{i}") for i in range(4)))
+        Session(),
+        History(store, limit=2),
+        ScriptedTransport(*(answer(f"A{i}") for i in range(4))),
+        listener=Heard(),
     )
-    run(conversations.start())
+    run(conversations.kept.start())
     assert store.trips == ["read_all"]
     for number in range(3):
         store.trips.clear()
         run(conversations.send(f"Question {number}"))
         assert store.trips == ["write"]  # the turn, and dropping the oldest, in one batch
-        run(conversations.new())
-    assert len(conversations.listing()) == 2
+        run(conversations.restore(None))
+    assert len(listing(conversations)) == 2
 
 
 def test_a_batch_that_does_not_fit_changes_nothing() -> None:
@@ -351,9 +356,9 @@ def test_a_batch_that_does_not_fit_changes_nothing() -> None:
 
 def test_a_rename_while_the_title_is_generated_wins() -> None:
     transport = ScriptedTransport(answer("Hello"), answer("Generated name"))
-    conversations = Conversations(Session(), History(MemoryKeyValue()), transport,
+    conversations = Conversations(Session(), History(MemoryKeyValue()), transport, listener=Heard(),
                                   generate_title=True)  # fmt: skip
-    run(conversations.start())
+    run(conversations.kept.start())
     session = conversations.session
     # The person renames just as the title request streams its first batch.
     transport.on_batch = lambda: (
@@ -363,14 +368,16 @@ def test_a_rename_while_the_title_is_generated_wins() -> None:
     )
     run(conversations.send("Hi"))
     assert session.title == "My name for it"
-    assert conversations.listing()[0]["title"] == "My name for it"
+    assert listing(conversations)[0]["title"] == "My name for it"
 
 
 def test_a_rename_in_another_tab_wins_and_makes_no_copy() -> None:
     store = MemoryKeyValue()
     transport = ScriptedTransport(answer("Hello"), answer("Generated name"), answer("More"))
-    tab_a = Conversations(Session(), History(store), transport, generate_title=True)
-    run(tab_a.start())
+    tab_a = Conversations(
+        Session(), History(store), transport, generate_title=True, listener=Heard()
+    )
+    run(tab_a.kept.start())
     run(tab_a.send("Hi"))
     tab_b = History(store)
     run(tab_b.load())
@@ -380,7 +387,7 @@ def test_a_rename_in_another_tab_wins_and_makes_no_copy() -> None:
     run(tab_a.storage_changed(f"chatkeep:meta:{entry.id}"))  # the browser's storage event
     assert tab_a.session.title == "Named in B"
     run(tab_a.send("And then?"))  # A's next turn keeps B's name, in place
-    assert [e["title"] for e in tab_a.listing()] == ["Named in B"]
+    assert [e["title"] for e in listing(tab_a)] == ["Named in B"]
 
 
 def test_search_finds_words_in_titles_and_messages_reading_each_conversation_once() -> None:
@@ -389,13 +396,15 @@ def test_search_finds_words_in_titles_and_messages_reading_each_conversation_onc
                answer("The river bends")]  # fmt: skip
     ticks = iter(range(1, 10**6))
     session = Session(clock=lambda: next(ticks))
-    conversations = Conversations(session, History(store), ScriptedTransport(*answers))
-    run(conversations.start())
+    conversations = Conversations(
+        session, History(store), ScriptedTransport(*answers), listener=Heard()
+    )
+    run(conversations.kept.start())
     ids = []
     for question in ("Tell me about birds", "How do I bake bread?", "Where does it flow?"):
         run(conversations.send(question))
         ids.append(conversations.session.id)
-        run(conversations.new())
+        run(conversations.restore(None))
     birds, bread, river = ids
     assert run(conversations.search("HERONS")) == [birds]
     assert run(conversations.search("bread time")) == [bread]  # title and answer together
@@ -410,8 +419,8 @@ def test_search_finds_words_in_titles_and_messages_reading_each_conversation_onc
 def test_searching_never_lets_this_tab_write_over_another_tab_s_turns() -> None:
     store = MemoryKeyValue()
     transport = ScriptedTransport(answer("One"), answer("Two"))
-    tab_a = Conversations(Session(), History(store), transport)
-    run(tab_a.start())
+    tab_a = Conversations(Session(), History(store), transport, listener=Heard())
+    run(tab_a.kept.start())
     run(tab_a.send("Shared start"))
     shared = tab_a.session.id
     tab_b = History(store)
@@ -434,7 +443,7 @@ def test_versions_of_an_edited_message_survive_export_and_import() -> None:
     exported = run(conversations.export_all())
     other, _ = make(False)
     assert run(other.import_all(exported)) == 1
-    [entry] = other.listing()
+    [entry] = listing(other)
     run(other.open(entry["id"]))
     [first, _answer] = other.session.get_history()
     assert (first["content"], first["version"]) == ("My name is Alice", 2)

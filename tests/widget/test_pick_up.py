@@ -11,13 +11,14 @@ import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from scripted import answer, pause, run, text_chunk
+from scripted import Heard, answer, pause, run, text_chunk
 
 from widget import Session, TurnError
 from widget.conversations import Conversations
-from widget.history import History, MemoryKeyValue
-from widget.sessions import STOPPED
-from widget.streams import TURN_KEY
+from widget.errors import STOPPED
+from widget.history import History
+from widget.key_value import MemoryKeyValue
+from widget.protocol import TURN_KEY
 
 
 class KeepingServer:
@@ -51,6 +52,9 @@ class KeepingServer:
             await pause()
             yield batch
 
+    def cancel(self) -> None:
+        """A stop: the session reads no further batch."""
+
 
 class Tabs:
     """Web Locks as the worker takes them: one tab (or worker) holds a turn at a time."""
@@ -58,18 +62,25 @@ class Tabs:
     def __init__(self) -> None:
         self.held: dict[str, str] = {}
 
-    def of(self, tab: str) -> tuple[Callable[[str], Any], Callable[[str], None]]:
-        async def claim(turn: str) -> bool:
-            return self.held.setdefault(turn, tab) == tab
-
-        def release(turn: str) -> None:
-            if self.held.get(turn) == tab:
-                del self.held[turn]
-
-        return claim, release
+    def of(self, tab: str) -> TabLocks:
+        return TabLocks(self, tab)
 
     def reload(self, tab: str) -> None:
         self.held = {turn: holder for turn, holder in self.held.items() if holder != tab}
+
+
+class TabLocks:
+    """One tab's side of `Tabs`: a `widget.claims.Locks`."""
+
+    def __init__(self, tabs: Tabs, tab: str) -> None:
+        self.tabs, self.tab = tabs, tab
+
+    async def claim(self, turn: str) -> bool:
+        return self.tabs.held.setdefault(turn, self.tab) == self.tab
+
+    def release(self, turn: str) -> None:
+        if self.tabs.held.get(turn) == self.tab:
+            del self.tabs.held[turn]
 
 
 def open_tab(
@@ -77,24 +88,23 @@ def open_tab(
 ) -> tuple[Conversations, list[str]]:
     alerts: list[str] = []
     ticks = iter(range(1, 10**6))
-    claim, release = tabs.of(name)
     conversations = Conversations(
         Session(clock=lambda: next(ticks)), History(store), server,
-        on_alert=alerts.append, claim=claim, release=release,
+        listener=Heard(alerts), locks=tabs.of(name),
     )  # fmt: skip
-    run(conversations.start())
+    run(conversations.kept.start())
     return conversations, alerts
 
 
 def reload_mid_answer(server: KeepingServer, tabs: Tabs) -> tuple[MemoryKeyValue, str]:
     """Send a question; the page goes away after the first half of the answer. Returns the
     storage as it was at that moment (what a reload finds) and the conversation's id."""
-    tab, _ = open_tab(MemoryKeyValue(), server, tabs)
+    store = MemoryKeyValue()
+    tab, _ = open_tab(store, server, tabs)
     survived = MemoryKeyValue()
 
     def gone() -> None:
-        assert isinstance(tab.history, History)
-        survived.data = dict(tab.history.store.data)  # type: ignore[attr-defined]
+        survived.data = dict(store.data)
 
     server.after_batch = (1, gone)
     run(tab.send("Tell me about tides"))  # this page's own ending is never stored
@@ -122,8 +132,9 @@ def test_after_a_reload_the_answer_is_picked_up_and_stored_complete() -> None:
 
     tab, alerts = open_tab(store, server, tabs)
     assert tab.session.id == conversation  # opened again, not a new conversation
-    assert tab.unfinished == "turn-1"
-    settled = run(tab.pick_up())
+    assert tab.kept.unfinished == "turn-1"
+    run(tab.pick_up())
+    settled = tab.session.get_history()[-1]
 
     assert settled == {"role": "assistant", "content": "The moon pulls the sea."}
     assert len(server.requests) == 1 and server.resumed == ["turn-1"]  # asked once
@@ -133,19 +144,19 @@ def test_after_a_reload_the_answer_is_picked_up_and_stored_complete() -> None:
     assert alerts == [] and tabs.held == {}  # the claim is given back
     # A second reload finds nothing to pick up.
     again, _ = open_tab(store, server, tabs)
-    assert again.unfinished is None and run(again.pick_up()) is None
+    assert again.kept.unfinished is None and run(again.pick_up()) is None
 
 
 def test_a_second_tab_leaves_an_answer_another_tab_is_reading() -> None:
     server, tabs = KeepingServer("Tides."), Tabs()
     store, conversation = reload_mid_answer(server, tabs)
     reading, _ = open_tab(store, server, tabs, "a")
-    assert reading.unfinished == "turn-1"
+    assert reading.kept.unfinished == "turn-1"
 
     other, _ = open_tab(store, server, tabs, "b")
-    assert other.session.id != conversation and other.unfinished is None
+    assert other.session.id != conversation and other.kept.unfinished is None
     run(other.open(conversation))  # opened by hand: shown, but not picked up twice
-    assert other.unfinished is None
+    assert other.kept.unfinished is None
     run(reading.pick_up())
     assert server.resumed == ["turn-1"]
 
@@ -155,10 +166,11 @@ def test_an_answer_the_server_no_longer_has_is_kept_as_interrupted() -> None:
     store, _ = reload_mid_answer(server, tabs)
     server.kept.clear()  # expired, or a server without Redis
 
-    tab, _ = open_tab(store, server, tabs)
-    settled = run(tab.pick_up())
+    tab, alerts = open_tab(store, server, tabs)
+    run(tab.pick_up())
+    settled = tab.session.get_history()[-1]
 
-    assert settled is not None and "no longer kept" in settled["error"]  # the page alerts it
+    assert alerts == [settled["error"]] and "no longer kept" in settled["error"]  # alerted
     [meta] = metas(store)
     assert "pending" not in meta  # never tried again
     assert tab.session.get_history()[-1]["error"] == settled["error"]
@@ -169,8 +181,8 @@ def test_stop_while_picking_up_ends_it_as_stopped() -> None:
     store, _ = reload_mid_answer(server, tabs)
     tab, _ = open_tab(store, server, tabs)
     tab.session.subscribe(lambda kind: tab.session.stop() if kind == "draft" else None)
-    settled = run(tab.pick_up())
-    assert settled is not None and settled["error"] == STOPPED
+    run(tab.pick_up())
+    assert tab.session.get_history()[-1]["error"] == STOPPED
     assert "pending" not in metas(store)[0]
 
 
@@ -187,19 +199,20 @@ def test_an_opened_conversation_with_an_unfinished_answer_is_picked_up() -> None
     server, tabs = KeepingServer("Tides.", "Other."), Tabs()
     store, conversation = reload_mid_answer(server, tabs)
     tab, _ = open_tab(store, server, tabs)
-    run(tab.new())  # left before picking up: the claim goes back, the turn stays stored
+    run(tab.restore(None))  # left before picking up: the claim goes back, the turn stays stored
     assert tabs.held == {}
     run(tab.open(conversation))
-    assert tab.unfinished == "turn-1"
-    assert run(tab.pick_up()) == {"role": "assistant", "content": "Tides."}
+    assert tab.kept.unfinished == "turn-1"
+    run(tab.pick_up())
+    assert tab.session.get_history()[-1] == {"role": "assistant", "content": "Tides."}
 
 
 def test_without_a_turn_id_nothing_changes() -> None:
     store = MemoryKeyValue()
-    conversations = Conversations(Session(), History(store), Plain())
-    run(conversations.start())
+    conversations = Conversations(Session(), History(store), Plain(), listener=Heard())
+    run(conversations.kept.start())
     run(conversations.send("Hi"))
-    assert conversations.unfinished is None and "pending" not in metas(store)[0]
+    assert conversations.kept.unfinished is None and "pending" not in metas(store)[0]
 
 
 class Plain:
@@ -212,3 +225,6 @@ class Plain:
     async def resume(self, turn: str) -> AsyncIterator[list[Any]]:
         raise AssertionError("never asked without a turn id")
         yield []
+
+    def cancel(self) -> None:
+        pass

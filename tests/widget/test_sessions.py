@@ -11,7 +11,7 @@ from scripted import ScriptedTransport, answer, call_chunk, run, text_chunk
 
 import widget
 from widget import Session, TurnError
-from widget.sessions import STOPPED
+from widget.errors import STOPPED
 from widget.tools import tool_from_callable
 
 

@@ -1,0 +1,58 @@
+"""The names that cross between Python and JavaScript agree on both sides: widget/protocol.py
+against static/protocol.js (read by Node), and the server where it takes part."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from widget import protocol
+
+ROOT = Path(__file__).resolve().parents[2]
+PROTOCOL_JS = ROOT / "static" / "protocol.js"
+
+
+@pytest.fixture(scope="module")
+def javascript() -> dict[str, Any]:
+    if sys.platform == "emscripten" or not PROTOCOL_JS.is_file() or not shutil.which("node"):
+        pytest.skip("needs Node and the static folder (run on CPython from the repository)")
+    script = "import(process.argv[1]).then(m => console.log(JSON.stringify(m)))"
+    found = subprocess.run(["node", "-e", script, PROTOCOL_JS.as_uri()], capture_output=True,
+                           text=True, check=True, timeout=30)  # fmt: skip
+    declared: dict[str, Any] = json.loads(found.stdout)
+    return declared
+
+
+def test_message_kinds_and_requests_agree(javascript: dict[str, Any]) -> None:
+    assert sorted(javascript["KIND"].values()) == sorted(protocol.MESSAGE_KINDS)
+    assert sorted(javascript["REQUEST"].values()) == sorted(protocol.REQUESTS)
+
+
+def test_event_kinds_agree(javascript: dict[str, Any]) -> None:
+    assert sorted(javascript["EVENT"].values()) == sorted(protocol.EVENTS)
+
+
+def test_storage_and_host_store_operations_agree(javascript: dict[str, Any]) -> None:
+    assert sorted(javascript["STORAGE"].values()) == sorted(protocol.STORAGE_OPERATIONS)
+    assert sorted(javascript["WRITTEN"].values()) == sorted(protocol.STORAGE_ANSWERS)
+    assert sorted(javascript["HOST_STORE"].values()) == sorted(protocol.HOST_STORE_OPERATIONS)
+
+
+def test_the_turn_header_and_chunk_agree_with_the_server(javascript: dict[str, Any]) -> None:
+    from server.turn_readers import TURN_HEADER
+
+    assert javascript["TURN_HEADER"] == protocol.TURN_HEADER == TURN_HEADER
+    assert javascript["TURN_KEY"] == protocol.TURN_KEY
+
+
+def test_shared_sentences_agree_with_the_server(javascript: dict[str, Any]) -> None:
+    from server.turns import STOPPED
+
+    assert javascript["SENTENCE"] == {"stopped": protocol.STOPPED, "busy": protocol.BUSY}
+    assert STOPPED.message == protocol.STOPPED  # a stop elsewhere is still not an error here

@@ -1,0 +1,174 @@
+"""What the page hears: the changes of the session's state, never the whole state again.
+
+`ChangeFeed` listens to the session (and, as the `Listener` of `widget.keeper`, to its
+storage) and emits one event per change, named in `widget.protocol.EVENTS`:
+
+    messages  {at, add, turn}   keep the first `at` settled messages, then `add`; `turn`:
+                                added by a running turn (news for the host)
+    draft     (at, text, calls) text appended at `at` to the answer being written, through
+                                `draft`, which the worker coalesces; (-1, "", "") once settled
+    meta      {id, title, model, provider, thinking, busy, unfinished, usage}, when any changed
+    models    [{id, provider?}], the offered models, when they change
+    history   {set, drop, order?}: kept conversations added or changed, ids gone, and the
+              order of all ids when it changed
+    alert, stopping
+
+Nothing here touches the browser: the bridge gives it `emit` and `draft`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .conversation import Conversation
+from .history import Entry
+from .messages import Message
+
+Emit = Callable[[str, object], None]
+Draft = Callable[[int, str, str], None]
+
+
+class ChangeFeed:
+    """Turns the session's state into events; silent until `start` has sent it whole."""
+
+    def __init__(
+        self, session: Conversation, emit: Emit, draft: Draft, models: Sequence[Any] = ()
+    ) -> None:
+        self._session = session
+        self._emit = emit
+        self._draft = draft
+        self._started = False
+        self._shown: Sequence[Message] = ()
+        self._meta: dict[str, Any] = {}
+        self._models = list(models)
+        self._unfinished = False
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._order: list[str] = []
+        # the answer being written, as far as the page has it
+        self._answer: object = None
+        self._answer_parts = 0
+        self._answer_chars = 0
+        self._answer_calls: list[Message] = []
+        session.subscribe(self._changed)
+
+    def start(self, warning: str | None = None) -> dict[str, Any]:
+        """The whole state, once, as the page's start; changes follow as events."""
+        self._started = True
+        self._shown = self._session.settled
+        self._meta = self._meta_now()
+        return {
+            "meta": self._meta,
+            "messages": list(self._shown),
+            "models": self._models,
+            "history": [self._entries[i] for i in self._order],
+            "warning": warning,
+        }
+
+    def models(self, offered: Sequence[Any]) -> None:
+        if list(offered) != self._models:
+            self._models = list(offered)
+            self._send("models", self._models)
+
+    # -- the keeper's Listener -------------------------------------------------------------
+
+    def alert(self, text: str) -> None:
+        self._emit("alert", text)
+
+    def stopping(self) -> None:
+        self._emit("stopping", None)
+
+    def unfinished(self, waiting: bool) -> None:
+        self._unfinished = waiting
+        self._meta_changed()
+
+    def listed(self, entries: Sequence[Entry]) -> None:
+        now = {entry.id: entry.to_dict() for entry in entries}
+        order = list(now)
+        changed = [item for key, item in now.items() if self._entries.get(key) != item]
+        dropped = [key for key in self._entries if key not in now]
+        moved = order != self._order
+        self._entries, self._order = now, order
+        if changed or dropped or moved:
+            change: dict[str, Any] = {"set": changed, "drop": dropped}
+            if moved:
+                change["order"] = order
+            self._send("history", change)
+
+    # -- the session -----------------------------------------------------------------------
+
+    def _changed(self, kind: str) -> None:
+        if not self._started:
+            return
+        if kind == "draft":
+            self._draft_changed()
+            return
+        settled = self._session.settled
+        at = 0
+        limit = min(len(settled), len(self._shown))
+        while at < limit and settled[at] is self._shown[at]:
+            at += 1
+        if at < len(self._shown) or at < len(settled):
+            change = {"at": at, "add": self._added(settled[at:]), "turn": self._session.busy}
+            self._emit("messages", change)
+        self._shown = settled
+        if self._session.answer is None and self._answer is not None:
+            self._answer = None
+            self._draft(-1, "", "")  # the answer settled (or failed): no draft now
+        self._meta_changed()
+
+    def _added(self, messages: Sequence[Message]) -> list[Message]:
+        """New messages for the page; an answer it has just seen streamed comes without its
+        text (`"streamed": true`), which the page takes from its draft: sent once, not twice."""
+        added = list(messages)
+        last = added[-1] if added else None
+        if (
+            self._answer is not None
+            and last is not None
+            and last["role"] == "assistant"
+            and isinstance(last.get("content"), str)
+            and len(last["content"]) == self._answer_chars > 0
+        ):
+            added[-1] = {key: value for key, value in last.items() if key != "content"}
+            added[-1]["streamed"] = True
+        return added
+
+    def _draft_changed(self) -> None:
+        answer = self._session.answer
+        if answer is None:
+            return
+        if answer is not self._answer:
+            self._answer, self._answer_parts, self._answer_chars = answer, 0, 0
+            self._answer_calls = []
+            self._meta_changed()  # busy from the first draft on
+        text = "".join(answer.content[self._answer_parts :])
+        self._answer_parts = len(answer.content)
+        calls = answer.calls() if answer.tool_calls else []
+        calls_json = json.dumps(calls) if calls != self._answer_calls else ""
+        self._answer_calls = calls
+        self._draft(self._answer_chars, text, calls_json)
+        self._answer_chars += len(text)
+
+    def _meta_changed(self) -> None:
+        meta = self._meta_now()
+        if meta != self._meta:
+            self._meta = meta
+            self._send("meta", meta)
+
+    def _meta_now(self) -> dict[str, Any]:
+        session = self._session
+        return {
+            "id": session.id,
+            "title": session.title,
+            "model": session.model_id,
+            "provider": session.provider,
+            "thinking": session.thinking,
+            "busy": session.busy,
+            "unfinished": self._unfinished,
+            "usage": session.usage,
+        }
+
+    def _send(self, kind: str, data: object) -> None:
+        if self._started:
+            self._emit(kind, data)

@@ -1,0 +1,47 @@
+"""The widget's configuration, as the page's controller sends it to the worker at boot."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+HISTORY_MODES = ("local", "memory", "off", "host")
+
+
+@dataclass(frozen=True)
+class WidgetConfig:
+    """What the element's attributes say (`static/client.js` reads them, `configFrom`)."""
+
+    #: `local` (the page's localStorage), `memory`, `off`, or `host` (`element.historyStore`)
+    history: str = "memory"
+    prefix: str = "chatkeep"
+    max_conversations: int = 20
+    generate_title: bool = False
+    instructions: str | None = None
+    #: the model id to start with; the server's default when it is not offered
+    model: str | None = None
+    #: the host's start-up snapshot, read tolerantly at start
+    snapshot: object = None
+    #: what the server offers, `[{"id", "provider"?}]`, the first its default
+    models: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, text: str) -> WidgetConfig:
+        options = json.loads(text)
+        history = options.get("history")
+        models = options.get("models")
+        return cls(
+            history=history if history in HISTORY_MODES else "memory",
+            prefix=str(options.get("prefix") or "chatkeep"),
+            max_conversations=max(1, int(options.get("maxConversations") or 20)),
+            generate_title=bool(options.get("generateTitle")),
+            instructions=_text(options.get("instructions")),
+            model=_text(options.get("model")),
+            snapshot=options.get("snapshot"),
+            models=[m for m in models if isinstance(m, dict)] if isinstance(models, list) else [],
+        )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
