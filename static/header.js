@@ -1,14 +1,31 @@
-// The model and thinking-level pickers in the header, and the "Options" menu that holds
-// them on a narrow widget (so the title keeps the room).
+// The header and the status lines: the title, the model and thinking-level pickers (behind
+// "Options" on a narrow widget, so the title keeps the room), offline and usage.
 
 /** @typedef {import("./client.js").SessionState} SessionState */
+
+/**
+ * Everything `meta` holds, shown.
+ * @param {{title: HTMLElement, model: HTMLSelectElement, thinking: HTMLSelectElement,
+ *   offline: HTMLElement, usage: HTMLElement, log: HTMLElement}} parts
+ * @param {SessionState} state @param {import("./strings.js").Lookup} t
+ */
+export function showMeta({ title, model, thinking, offline, usage, log }, state, t) {
+  title.textContent = state.title || t("title.new");
+  offline.hidden = navigator.onLine;
+  // While an answer is written, a person's messages offer no edit, fork or retry.
+  log.toggleAttribute("data-busy", state.busy);
+  showChoices(model, thinking, state);
+  usage.textContent = state.usage
+    ? t("usage", { in: state.usage.prompt_tokens ?? 0, out: state.usage.completion_tokens ?? 0 })
+    : "";
+}
 
 /**
  * Shows the session's model and thinking level; the model list is rebuilt only when the
  * offered models change.
  * @param {HTMLSelectElement} model @param {HTMLSelectElement} thinking @param {SessionState} state
  */
-export function showChoices(model, thinking, state) {
+function showChoices(model, thinking, state) {
   thinking.value = state.thinking;
   const offered = state.models.length ? state.models : [{ id: state.model || "default" }];
   const signature = offered.map((m) => m.id).join("\n");

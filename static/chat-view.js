@@ -1,0 +1,198 @@
+// What <chat-widget> shows, and what a person's input does: the view over the controller.
+// The element (./chat-widget.js) keeps the attributes, the lifecycle and the host API.
+
+import { askApproval } from "./approval.js";
+import { Composer } from "./composer.js";
+import { showGreeting, wireGreeting } from "./greeting.js";
+import { showMeta, wireOptionsMenu } from "./header.js";
+import { HistoryView } from "./history-view.js";
+import { Launcher } from "./launcher.js";
+import { createRenderer } from "./markdown.js";
+import { carryOut } from "./message-actions.js";
+import { Notices } from "./notices.js";
+import { EVENT } from "./protocol.js";
+import { english, loadStrings } from "./strings.js";
+import { localize } from "./template.js";
+import { MessageActionEvent, Transcript } from "./transcript.js";
+
+/** @typedef {import("./client.js").WidgetClient} WidgetClient */
+/**
+ * What the view needs of the element.
+ * @typedef {HTMLElement & {suggestions: string[], maxAttachmentBytes: number}} Host
+ */
+
+export class ChatView {
+  #host;
+  #root;
+  #elements;
+  #notices;
+  #historyView;
+  #composer;
+  /** @type {Transcript | null} */
+  #transcript = null;
+  /** @type {WidgetClient | null} */
+  #client = null;
+  #conversationId = "";
+  /** @type {import("./strings.js").Translate} the strings of the widget's language */
+  #t = english;
+
+  /** @param {Host} host @param {ShadowRoot} root  holding the template */
+  constructor(host, root) {
+    this.#host = host;
+    this.#root = root;
+    localize(root, english);
+    const $ = (selector) => /** @type {any} */ (root.querySelector(selector));
+    this.#elements = {
+      title: $(".title"), loading: $(".loading"), log: $(".transcript"), greeting: $(".greeting"),
+      recent: $(".recent"), model: $(".model"), thinking: $(".thinking"), usage: $(".usage"),
+      offline: $(".offline"), suggestions: $(".suggestions"), launcher: $(".launcher"),
+      close: $(".close"), chat: $(".chat"), options: $(".options"), choices: $(".choices"),
+      historyButton: $(".history-button"), newConversation: $(".new"),
+    };
+    const t = (key, values) => this.#t(key, values);
+    this.#notices = new Notices(host, root, (text) => this.#t.message(text));
+    this.#historyView = new HistoryView(root, {
+      t,
+      open: (conversationId) => this.#act("open", { conversationId }),
+      forget: (conversationId) => this.#act("forget", { conversationId }),
+      rename: (conversationId, title) => this.#act("rename", { conversationId, title }),
+      exportAll: () => this.#act("exportAll", {}),
+      importAll: (text) => this.#act("importAll", { text }),
+      search: (query) => this.#act("search", { query }),
+      alert: (text) => this.#notices.alert(text),
+    });
+    this.#composer = new Composer(root, {
+      t,
+      limit: () => host.maxAttachmentBytes,
+      alert: (text) => (text ? this.#notices.alert(text) : this.#notices.clear()),
+      send: (text, attachments) => this.#act("send", { text, attachments }),
+      stop: () => this.#act("stop", {}),
+    });
+  }
+
+  /**
+   * Draws what `client` mirrors from now on, in the element's language (its `lang`, else the
+   * page's, else English), with Markdown once it has loaded (long before the runtime has).
+   * @param {WidgetClient} client @param {{historyOff: boolean}} options
+   */
+  connect(client, { historyOff }) {
+    const host = this.#host;
+    this.#client = client;
+    const imageHosts = (host.getAttribute("image-hosts") ?? "").split(/[\s,]+/).filter(Boolean);
+    let render = (/** @type {HTMLElement} */ target, /** @type {string} */ text) => void (target.textContent = text);
+    const rendering = createRenderer({ imageHosts, copyLabel: () => this.#t("copy") })
+      .then((markdown) => void (render = markdown));
+    const lang = host.getAttribute("lang") || document.documentElement.lang || "en";
+    const localized = loadStrings(lang).then((t) => {
+      this.#t = t;
+      localize(this.#root, t);
+    });
+    this.#transcript = new Transcript(
+      this.#elements.log,
+      (target, text) => render(target, text),
+      () => this.#followAnswer(),
+      (key, values) => this.#t(key, values),
+      (text) => this.#t.message(text),
+    );
+    this.#elements.historyButton.hidden = historyOff;
+    this.#wire(client);
+    Promise.all([client.ready, rendering, localized]).then(
+      () => {
+        this.#elements.loading.remove();
+        this.renderMeta();
+        this.#announceEvent("chatkeep-ready", {});
+      },
+      (error) => {
+        this.#elements.loading.remove();
+        this.#notices.alert(error.message);
+      },
+    );
+  }
+
+  /** Title, pickers, send or stop, usage: everything `meta` holds. */
+  renderMeta() {
+    if (!this.#client) return;
+    const { state } = this.#client;
+    showMeta(this.#elements, state, this.#t);
+    this.#composer.show({ busy: state.busy, online: navigator.onLine });
+    this.renderLists();
+  }
+
+  /**
+   * Every list of conversations on the page (the recent three, the history page) drawn from
+   * one source, the client's history and the live conversation's id, after every change.
+   */
+  renderLists() {
+    if (!this.#client) return;
+    const { state, history } = this.#client;
+    this.#elements.greeting.hidden = state.messages.length > 0 || state.busy;
+    showGreeting(this.#elements, {
+      suggestions: this.#host.suggestions, history, liveId: state.id, untitled: this.#t("untitled"),
+    });
+    this.#historyView.render(history, state.id);
+  }
+
+  /** @param {WidgetClient} client */
+  #wire(client) {
+    const { model, thinking, log } = this.#elements;
+    const transcript = /** @type {Transcript} */ (this.#transcript);
+    client.addEventListener(EVENT.meta, () => {
+      this.renderMeta();
+      if (client.state.id !== this.#conversationId) {
+        this.#conversationId = client.state.id;
+        this.#announceEvent("chatkeep-conversation", { id: client.state.id, title: client.state.title });
+      }
+    });
+    client.addEventListener(EVENT.messages, (event) => {
+      const { at, add, turn } = /** @type {CustomEvent} */ (event).detail;
+      transcript.messagesChanged(client.state.messages, at);
+      this.renderLists(); // the live conversation may have become (or stopped being) empty
+      // Each message a turn settles is news for the host; opening a conversation is not.
+      if (turn) for (const added of add) this.#announceEvent("chatkeep-message", structuredClone(added));
+    });
+    client.addEventListener(EVENT.draft, () => transcript.draftChanged(client.draft));
+    client.addEventListener(EVENT.history, () => this.renderLists());
+    client.addEventListener(EVENT.alert, (event) => this.#notices.alert(/** @type {CustomEvent} */ (event).detail));
+    client.approve = (call, signal) => askApproval(log, call, signal, this.#t);
+    if (this.#host.getAttribute("mode") === "launcher") {
+      const parts = { ...this.#elements, message: this.#composer.field };
+      new Launcher(this.#host, parts, this.#host.getAttribute("storage-prefix") || "chatkeep");
+    }
+    wireOptionsMenu(this.#elements.options, this.#elements.choices, model);
+    model.addEventListener("change", () => this.#act("setModel", { model: model.value }));
+    thinking.addEventListener("change", () => this.#act("setThinking", { level: thinking.value }));
+    this.#elements.newConversation.addEventListener("click", () => this.#act("restore", { snapshot: null }));
+    this.#elements.historyButton.addEventListener("click", () => this.#historyView.show());
+    wireGreeting(this.#elements, {
+      open: (conversationId) => this.#act("open", { conversationId }),
+      send: (text) => this.#act("send", { text }),
+      showAll: () => this.#historyView.show(),
+    });
+    log.addEventListener(MessageActionEvent.type, (event) => carryOut(/** @type {MessageActionEvent} */ (event), {
+      client, act: (op, args) => this.#act(op, args), transcript,
+      composer: this.#composer, notices: this.#notices, t: this.#t,
+    }));
+  }
+
+  /** Runs an operation in the session, showing a refusal as an alert. */
+  async #act(op, args) {
+    this.#notices.clear();
+    try {
+      return await /** @type {WidgetClient} */ (this.#client).call(op, args);
+    } catch (error) {
+      this.#notices.alert(error.message);
+      return undefined;
+    }
+  }
+
+  /** Keeps the view at the newest message while an answer streams. */
+  #followAnswer() {
+    const { state, draft } = /** @type {WidgetClient} */ (this.#client);
+    if (draft || state.busy) this.#elements.log.scrollTop = this.#elements.log.scrollHeight;
+  }
+
+  /** A DOM event on the element that bubbles and crosses the shadow boundary. */
+  #announceEvent(type, detail) {
+    this.#host.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+}

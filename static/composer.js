@@ -1,0 +1,65 @@
+// The composer: the message field, Send (Enter) or Stop, and the files attached to the next
+// message. It hands what a person wrote to `send`; the element decides what that does.
+
+import { AttachmentTray } from "./attachments.js";
+
+export class Composer {
+  #field;
+  #send;
+  #stop;
+  #tray;
+  #onSend;
+
+  /**
+   * @param {ShadowRoot} root  holding the `.composer` form, its textarea, `.send` and `.stop`
+   * @param {{t: import("./strings.js").Lookup, limit: () => number,
+   *   alert: (text: string) => void, send: (text: string, attachments: object[]) => void,
+   *   stop: () => void}} options  `alert("")` clears
+   */
+  constructor(root, { t, limit, alert, send, stop }) {
+    const form = /** @type {HTMLFormElement} */ (root.querySelector(".composer"));
+    this.#field = /** @type {HTMLTextAreaElement} */ (form.querySelector("textarea"));
+    this.#send = /** @type {HTMLButtonElement} */ (form.querySelector(".send"));
+    this.#stop = /** @type {HTMLButtonElement} */ (form.querySelector(".stop"));
+    this.#tray = new AttachmentTray(root, { t, limit, alert });
+    this.#onSend = send;
+    this.#send.disabled = true; // until the session is ready
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.#submit();
+    });
+    this.#field.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        this.#submit();
+      }
+    });
+    this.#stop.addEventListener("click", stop);
+  }
+
+  /** The message field, for the launcher to focus. */
+  get field() {
+    return this.#field;
+  }
+
+  /** Send while idle and online; Stop while an answer is written. */
+  show({ busy, online }) {
+    this.#send.disabled = busy || !online;
+    this.#send.hidden = busy;
+    this.#stop.hidden = !busy;
+  }
+
+  /** Puts `text` in the field to be edited and sent (a fork's question). */
+  put(text) {
+    this.#field.value = text;
+    this.#field.focus();
+  }
+
+  #submit() {
+    const text = this.#field.value.trim();
+    if ((!text && !this.#tray.count) || this.#send.disabled) return;
+    const attachments = this.#tray.take();
+    this.#field.value = "";
+    this.#onSend(text, attachments);
+  }
+}

@@ -1,0 +1,36 @@
+// Carrying out what a person pressed under a message (the transcript raises a
+// `MessageActionEvent`): copy, edit in place, fork, retry, or show another version.
+
+/** @typedef {import("./transcript.js").MessageActionEvent} MessageActionEvent */
+
+/**
+ * @param {MessageActionEvent} pressed
+ * @param {{client: import("./client.js").WidgetClient,
+ *   act: (op: string, args: Record<string, unknown>) => Promise<any>,
+ *   transcript: import("./transcript.js").Transcript,
+ *   composer: import("./composer.js").Composer,
+ *   notices: import("./notices.js").Notices, t: import("./strings.js").Lookup}} widget
+ */
+export async function carryOut({ action, index, version, text, source }, { client, act, transcript, composer, notices, t }) {
+  const content = client.state.messages[index]?.content ?? "";
+  if (action === "copy" || action === "copy-code") {
+    navigator.clipboard?.writeText(action === "copy" ? content : text).then(
+      () => {
+        if (action === "copy") notices.announce(t("copied"));
+        source?.classList.add("copied");
+        setTimeout(() => source?.classList.remove("copied"), 1500);
+      },
+      () => notices.alert(t("copy.denied")),
+    );
+  } else if (action === "retry") {
+    act("retry", { index });
+  } else if (action === "version") {
+    act("showVersion", { index, version });
+  } else if (action === "edit" && !client.state.busy) {
+    const edited = await transcript.editInPlace(index, content, t("edit.field"));
+    if (edited) act("edit", { index, text: edited });
+  } else if (action === "fork") {
+    const forked = await act("fork", { index });
+    if (typeof forked === "string") composer.put(forked);
+  }
+}

@@ -1,0 +1,43 @@
+// What the widget tells a person outside the conversation: an alert (also the
+// `chatkeep-error` event for the host), and short announcements for screen readers.
+
+export class Notices {
+  #alert;
+  #announce;
+  #host;
+  #translate;
+  #timer = 0;
+
+  /**
+   * @param {HTMLElement} host  the element, where `chatkeep-error` is dispatched
+   * @param {ShadowRoot} root  holding `.alert` and `.announce`
+   * @param {(text: string) => string} translate  one of Python's or the server's sentences,
+   *   in the widget's language
+   */
+  constructor(host, root, translate) {
+    this.#host = host;
+    this.#alert = /** @type {HTMLElement} */ (root.querySelector(".alert"));
+    this.#announce = /** @type {HTMLElement} */ (root.querySelector(".announce"));
+    this.#translate = translate;
+  }
+
+  /** Shows `text` as an alert and tells the host page. */
+  alert(text) {
+    const shown = this.#translate(text);
+    this.#alert.textContent = shown;
+    this.#alert.hidden = false;
+    this.#host.dispatchEvent(new CustomEvent("chatkeep-error", { detail: { message: shown }, bubbles: true, composed: true }));
+  }
+
+  clear() {
+    this.#alert.hidden = true;
+    this.#alert.textContent = "";
+  }
+
+  /** A short message for screen readers (and a glance), gone after a moment. */
+  announce(text) {
+    this.#announce.textContent = text;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => (this.#announce.textContent = ""), 2000);
+  }
+}
