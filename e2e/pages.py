@@ -19,6 +19,7 @@ READY = (
 # The demo model echoes a question: a long one streams for seconds, time enough to stop it.
 LONGER = " and then some more words" * 12
 HOST_PAGE = "/e2e-host"
+DEFINED = "customElements.get('chat-widget') !== undefined"
 
 
 def host_page(
@@ -27,8 +28,11 @@ def host_page(
     script: str = "",
     after: str = "",
     base: str = "",
+    ready: bool | None = None,
 ) -> None:
-    """Open a page on the server's origin holding one widget with `attributes`.
+    """Open a page on the server's origin holding one widget with `attributes`, and wait
+    until it is ready; with `ready=False` only until it is defined (the default for a
+    launcher, which starts when it is opened).
 
     `script` runs (as a module) before the widget is defined, e.g. to assign a historyStore;
     `after` runs once it is, e.g. to register tools. `base` is another server's URL.
@@ -44,7 +48,12 @@ await import("/static/chat-widget.js");
 </script></body></html>"""
     page.route(f"**{HOST_PAGE}", lambda route: route.fulfill(body=html, content_type="text/html"))
     page.goto(base + HOST_PAGE)
-    wait_ready(page)
+    if ready is None:
+        ready = 'mode="launcher"' not in attributes or "preload" in attributes
+    if not ready:
+        page.wait_for_function(DEFINED)
+    else:
+        wait_ready(page)
 
 
 def wait_ready(page: Page) -> None:

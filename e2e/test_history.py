@@ -369,7 +369,7 @@ def test_a_host_owned_store_with_debounced_subscribe(page: Page) -> None:
     assert stored_keys(page) == []
     open_history(page)
     expect(history_rows(page)).to_have_count(1)
-    page.wait_for_function("window.hostSaves.length >= 1")
+    page.wait_for_function("window.hostSaves.some(saved => saved.messages.length === 2)")
     saves = page.evaluate("window.hostSaves")
     assert len(saves) < 4  # a streamed answer's many updates, written once or twice, not per token
     assert [m["role"] for m in saves[-1]["messages"]] == ["user", "assistant"]

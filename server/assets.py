@@ -6,6 +6,7 @@ gzip the server sends that instead of compressing the 10 MB runtime on every req
 
 from __future__ import annotations
 
+import functools
 import gzip
 import mimetypes
 import os
@@ -62,14 +63,16 @@ class Assets(StaticFiles):
             )
             response.headers["content-encoding"] = "gzip"
         elif accepts_gzip and _compressible(media_type) and stat_result.st_size < ON_THE_FLY_LIMIT:
-            # Small source files (the element, the worker, CSS) are compressed as they are served.
+            # Small source files (the element, the worker, CSS) are compressed once and kept:
+            # a returning visitor's browser revalidates each of them on every load.
             original = FileResponse(
                 path, stat_result=stat_result, media_type=media_type, headers=headers
             )
-            with open(path, "rb") as file:
-                body = gzip.compress(file.read(), compresslevel=6)
+            if self.is_not_modified(original.headers, _request_headers(scope)):
+                return Response(status_code=304, headers=_cache_headers(original))
             compressed_headers = {**original.headers, "content-encoding": "gzip"}
             compressed_headers.pop("content-length", None)
+            body = _compressed(path, stat_result.st_mtime_ns, stat_result.st_size)
             response = Response(body, media_type=media_type, headers=compressed_headers)
         else:
             response = FileResponse(
@@ -78,6 +81,13 @@ class Assets(StaticFiles):
         if self.is_not_modified(response.headers, _request_headers(scope)):
             return Response(status_code=304, headers=_cache_headers(response))
         return response
+
+
+@functools.lru_cache(maxsize=256)
+def _compressed(path: str, mtime_ns: int, size: int) -> bytes:
+    """The gzip of a small file, once per version of it (its time and size are the key)."""
+    with open(path, "rb") as file:
+        return gzip.compress(file.read(), compresslevel=6)
 
 
 def _compressible(media_type: str) -> bool:

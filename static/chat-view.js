@@ -33,6 +33,12 @@ export class ChatView {
   /** @type {WidgetClient | null} */
   #client = null;
   #conversationId = "";
+  /** @type {Launcher | null} */
+  #launcher = null;
+  /** @type {Promise<void> | null} settles once answers can be drawn as Markdown */
+  #rendering = null;
+  /** @type {(render: (target: HTMLElement, text: string) => void) => void} */
+  #rendered = () => {};
   /** @type {import("./strings.js").Translate} the strings of the widget's language */
   #t = english;
 
@@ -72,16 +78,14 @@ export class ChatView {
 
   /**
    * Draws what `client` mirrors from now on, in the element's language (its `lang`, else the
-   * page's, else English), with Markdown once it has loaded (long before the runtime has).
-   * @param {WidgetClient} client @param {{historyOff: boolean}} options
+   * page's, else English). A launcher calls `onOpen` when it is first opened.
+   * @param {WidgetClient} client @param {{historyOff: boolean, onOpen: () => void}} options
    */
-  connect(client, { historyOff }) {
+  connect(client, { historyOff, onOpen }) {
     const host = this.#host;
     this.#client = client;
-    const imageHosts = (host.getAttribute("image-hosts") ?? "").split(/[\s,]+/).filter(Boolean);
     let render = (/** @type {HTMLElement} */ target, /** @type {string} */ text) => void (target.textContent = text);
-    const rendering = createRenderer({ imageHosts, copyLabel: () => this.#t("copy") })
-      .then((markdown) => void (render = markdown));
+    const drawable = new Promise((resolve) => (this.#rendered = (markdown) => resolve((render = markdown))));
     const lang = host.getAttribute("lang") || document.documentElement.lang || "en";
     const localized = loadStrings(lang).then((t) => {
       this.#t = t;
@@ -93,10 +97,17 @@ export class ChatView {
       () => this.#followAnswer(),
       (key, values) => this.#t(key, values),
       (text) => this.#t.message(text),
+      Promise.all([drawable, localized]),
     );
     this.#elements.historyButton.hidden = historyOff;
     this.#wire(client);
-    Promise.all([client.ready, rendering, localized]).then(
+    if (host.getAttribute("mode") === "launcher") {
+      const parts = { ...this.#elements, message: this.#composer.field };
+      const prefix = host.getAttribute("storage-prefix") || "chatkeep";
+      this.#launcher = new Launcher(host, parts, prefix, onOpen);
+    }
+    localized.then(() => this.renderMeta()); // what storage holds, before Python runs
+    client.ready.then(() => localized).then(
       () => {
         this.#elements.loading.remove();
         this.renderMeta();
@@ -107,6 +118,17 @@ export class ChatView {
         this.#notices.alert(error.message);
       },
     );
+  }
+
+  /** Shows the chat: answers are drawn as Markdown from now on (loaded here, once). */
+  show() {
+    const imageHosts = (this.#host.getAttribute("image-hosts") ?? "").split(/[\s,]+/).filter(Boolean);
+    this.#rendering ??= createRenderer({ imageHosts, copyLabel: () => this.#t("copy") }).then(this.#rendered);
+  }
+
+  /** Opens or closes a launcher's panel (nothing inline). */
+  toggle(open) {
+    this.#launcher?.toggle(open);
   }
 
   /** Title, pickers, send or stop, usage: everything `meta` holds. */
@@ -154,10 +176,7 @@ export class ChatView {
     client.addEventListener(EVENT.history, () => this.renderLists());
     client.addEventListener(EVENT.alert, (event) => this.#notices.alert(/** @type {CustomEvent} */ (event).detail));
     client.approve = (call, signal) => askApproval(log, call, signal, this.#t);
-    if (this.#host.getAttribute("mode") === "launcher") {
-      const parts = { ...this.#elements, message: this.#composer.field };
-      new Launcher(this.#host, parts, this.#host.getAttribute("storage-prefix") || "chatkeep");
-    }
+    client.addEventListener("unsent", (event) => this.#composer.put(/** @type {CustomEvent} */ (event).detail));
     wireOptionsMenu(this.#elements.options, this.#elements.choices, model);
     model.addEventListener("change", () => this.#act("setModel", { model: model.value }));
     thinking.addEventListener("change", () => this.#act("setThinking", { level: thinking.value }));

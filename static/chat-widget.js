@@ -122,9 +122,28 @@ export class ChatWidget extends HTMLElement {
     this.client = new WidgetClient(config, () => this.historyStore);
     for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
     this.#pendingTools = [];
-    this.#view.connect(this.client, { historyOff: config.history === "off" });
+    this.#view.connect(this.client, { historyOff: config.history === "off", onOpen: () => this.#start() });
     this.#connectSession(this.client);
-    keepForOffline();
+    // Inline, the chat shows at once; a launcher starts when opened, or now with `preload`.
+    if (this.getAttribute("mode") !== "launcher" || this.hasAttribute("preload")) this.#start();
+  }
+
+  /** Opens the launcher's panel (and starts the runtime); nothing inline. */
+  open() {
+    this.#view.toggle(true);
+  }
+
+  /** Closes the launcher's panel; nothing inline. */
+  close() {
+    this.#view.toggle(false);
+  }
+
+  /** The chat shows: Python starts in its worker (once), Markdown loads, offline use begins. */
+  #start() {
+    if (!this.client) return;
+    if (!this.client.started) keepForOffline();
+    this.client.start();
+    this.#view.show();
   }
 
   disconnectedCallback() {

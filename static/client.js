@@ -2,6 +2,10 @@
 // state from the changes Python sends, and runs the host page's tools. It decides nothing
 // about the conversation; Python does.
 //
+// The worker (and Python in it) starts only when `start()` is called: at once inline, when
+// a launcher is opened. Until Python is ready, the state is what the page read from storage
+// itself (./stored.js), and a message sent is shown at once and sent once Python runs.
+//
 // Events it dispatches for the element: "meta" (title, model, busy, ...), "messages"
 // (detail {at, add, turn}: the first `at` messages stay, `add` follows), "draft" (the answer
 // being written changed), "history" (the kept conversations) and "alert" (detail: the text).
@@ -9,6 +13,7 @@
 import { EVENT, KIND, REQUEST } from "./protocol.js";
 import { Channel } from "./rpc.js";
 import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage.js";
+import { storedList, storedOpening } from "./stored.js";
 
 /**
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
@@ -72,9 +77,20 @@ export class WidgetClient extends EventTarget {
   approve = async (/** @type {{name: string, arguments: string}} */ _call, /** @type {AbortSignal} */ _signal) => false;
   #approvals = new Set();
 
-  #worker;
-  #channel;
+  #config;
+  #hostStore;
+  /** @type {Worker | null} */
+  #worker = null;
+  /** @type {Channel | null} */
+  #channel = null;
   #ready;
+  #isReady = false;
+  /** @type {(client: WidgetClient) => void} */
+  #resolveReady = () => {};
+  /** @type {(error: Error) => void} */
+  #rejectReady = () => {};
+  /** messages shown before Python ran, sent once it does */
+  #queued = [];
   #stopWatching = () => {};
 
   /**
@@ -83,34 +99,53 @@ export class WidgetClient extends EventTarget {
    */
   constructor(config, hostStore = () => null) {
     super();
+    this.#config = config;
+    this.#hostStore = hostStore;
+    this.#ready = new Promise((resolve, reject) => ((this.#resolveReady = resolve), (this.#rejectReady = reject)));
+    this.#ready.catch(() => {}); // reported through `ready`; not an unhandled rejection here
+    if (config.history === "local") this.history = storedList(config.prefix);
+    /** Settles once what start-up opens, as storage has it, is in `state`. */
+    this.painted = storedOpening(config, this.history).then((opening) => {
+      if (!opening || this.#isReady || this.state.messages.length) return;
+      Object.assign(this.state, { id: opening.id, title: opening.title, messages: opening.messages });
+      this.dispatchEvent(new Event(EVENT.meta));
+      this.dispatchEvent(new CustomEvent(EVENT.messages, { detail: { at: 0, add: opening.messages } }));
+    });
+  }
+
+  /** True once `start()` was called: the worker runs (or is starting). */
+  get started() {
+    return this.#worker !== null;
+  }
+
+  /** Starts the worker and Python in it, once; `ready` settles when they run. */
+  start() {
+    if (this.#worker) return;
+    const config = this.#config;
     this.#worker = createWorker(WORKER_URL);
-    this.#channel = new Channel(this.#worker, {
+    const channel = new Channel(this.#worker, {
       event: (message) => this.#onEvent(message),
       [REQUEST.callTool]: ({ name, arguments: args }) => this.#runTool(name, args),
       [REQUEST.storage]: localStorageHandler(config.prefix),
-      [REQUEST.historyStore]: hostStoreHandler(hostStore),
+      [REQUEST.historyStore]: hostStoreHandler(this.#hostStore),
     }, "p");
+    this.#channel = channel;
     this.#worker.addEventListener("error", (event) => {
-      this.#channel.close(`The chat's worker failed: ${event.message || "it could not start"}.`);
+      channel.close(`The chat's worker failed: ${event.message || "it could not start"}.`);
     });
-    this.#ready = this.#channel.request(KIND.init, { config }).then(({ operations, start, fromSnapshot }) => {
+    channel.request(KIND.init, { config }).then(({ operations, start, fromSnapshot }) => {
       this.operations = operations;
       this.fromSnapshot = fromSnapshot;
-      const { meta, messages, models, history, warning } = JSON.parse(start);
-      if (warning) console.warn(warning);
-      this.history = history;
-      this.state = { ...meta, models, messages };
-      this.#pickUpUnfinished();
-      this.dispatchEvent(new Event(EVENT.meta));
-      this.dispatchEvent(new CustomEvent(EVENT.messages, { detail: { at: 0, add: messages } }));
+      this.#takeStart(JSON.parse(start));
       if (config.history === "local") {
         this.#stopWatching = watchOtherTabs(config.prefix, (key) => {
           this.call("storageChanged", { key }).catch(() => {});
         });
       }
-      return this;
-    });
-    this.#ready.catch(() => {}); // reported through `ready`; not an unhandled rejection here
+      for (const tool of this.tools.values()) this.#declareTool(tool);
+      this.#isReady = true;
+      this.#resolveReady(this);
+    }, this.#rejectReady);
   }
 
   /** Settles when Python runs and the session is ready. */
@@ -126,13 +161,16 @@ export class WidgetClient extends EventTarget {
    * @param {Record<string, unknown>} args
    */
   async call(op, args = {}) {
+    this.start(); // any operation needs Python
+    if (!this.#isReady && op === "send") return this.#sendOnceReady(args);
+    if (!this.#isReady && op === "stop" && this.#queued.length) return this.#unsend();
     await this.#ready;
     const shapes = this.operations[op];
     if (!shapes) throw new TypeError(`Chatkeep has no operation "${op}".`);
     const unknown = Object.keys(args).filter((name) => !(name in shapes));
     if (unknown.length) throw new TypeError(`${op} takes no ${unknown.join(", ")}.`);
     try {
-      return JSON.parse(await this.#channel.request(KIND.call, { op, args })).result;
+      return JSON.parse(await /** @type {Channel} */ (this.#channel).request(KIND.call, { op, args })).result;
     } catch (error) {
       if (error.bug) console.error(`Chatkeep: ${op} failed inside the chat.\n${error.bug}`);
       throw new Error(error.message);
@@ -146,13 +184,76 @@ export class WidgetClient extends EventTarget {
     }
     if (typeof tool.handler !== "function") throw new TypeError(`Tool "${tool.name}" needs a handler function.`);
     this.tools.set(tool.name, tool);
-    const spec = { name: tool.name, description: tool.description ?? "", parameters: tool.parameters ?? null };
-    this.call("registerTool", spec).catch(() => {});
+    if (this.#isReady) this.#declareTool(tool); // else it is declared once Python runs
     return () => {
       if (this.tools.get(tool.name) !== tool) return;
       this.tools.delete(tool.name);
-      this.call("unregisterTool", { name: tool.name }).catch(() => {});
+      if (this.#isReady) this.call("unregisterTool", { name: tool.name }).catch(() => {});
     };
+  }
+
+  /**
+   * Tells Python about a tool, posted at once: ahead of any message waiting to be sent.
+   * @param {ToolDefinition} tool
+   */
+  #declareTool(tool) {
+    const args = { name: tool.name, description: tool.description ?? "", parameters: tool.parameters ?? null };
+    this.#channel?.request(KIND.call, { op: "registerTool", args }).catch(() => {});
+  }
+
+  /**
+   * Python's whole state at start. What was drawn from storage and is the same stays drawn
+   * (`at` past it); messages sent before now stay shown, and are sent next.
+   * @param {{meta: Meta, messages: Message[], models: Meta["models"], history: HistoryEntry[], warning?: string}} start
+   */
+  #takeStart({ meta, messages, models, history, warning }) {
+    if (warning) console.warn(warning);
+    const shown = this.state.messages;
+    const now = [...messages, ...this.#queued];
+    let at = 0;
+    while (at < shown.length && at < now.length && JSON.stringify(shown[at]) === JSON.stringify(now[at])) at++;
+    this.history = history;
+    this.state = { ...meta, models, messages: now, busy: meta.busy || this.#queued.length > 0 };
+    this.#pickUpUnfinished();
+    this.dispatchEvent(new Event(EVENT.meta));
+    this.dispatchEvent(new Event(EVENT.history));
+    if (at < shown.length || at < now.length) {
+      this.dispatchEvent(new CustomEvent(EVENT.messages, { detail: { at, add: now.slice(at) } }));
+    }
+  }
+
+  /**
+   * A message sent before Python runs: shown at once (the composer waits, as while an answer
+   * is written), sent once Python is ready; resolves when its answer has settled.
+   * @param {Record<string, unknown>} args
+   */
+  async #sendOnceReady(args) {
+    /** @type {Message} */
+    const message = { role: "user", content: String(args.text ?? "") };
+    if (Array.isArray(args.attachments) && args.attachments.length) message.attachments = args.attachments;
+    const at = this.state.messages.length;
+    this.state.messages.push(message);
+    this.#queued.push(message);
+    this.state.busy = true;
+    this.dispatchEvent(new CustomEvent(EVENT.messages, { detail: { at, add: [message] } }));
+    this.dispatchEvent(new Event(EVENT.meta));
+    await this.#ready;
+    const queued = this.#queued.indexOf(message);
+    if (queued < 0) return undefined; // taken back with Stop
+    this.#queued.splice(queued, 1);
+    return this.call("send", args);
+  }
+
+  /** Stop before Python runs: the messages waiting are taken back, their text offered again. */
+  #unsend() {
+    const texts = this.#queued.map((message) => message.content).join("\n");
+    this.state.messages = this.state.messages.filter((message) => !this.#queued.includes(message));
+    const at = this.state.messages.length;
+    this.#queued = [];
+    this.state.busy = false;
+    this.dispatchEvent(new CustomEvent(EVENT.messages, { detail: { at, add: [] } }));
+    this.dispatchEvent(new Event(EVENT.meta));
+    this.dispatchEvent(new CustomEvent("unsent", { detail: texts }));
   }
 
   /** Resolves once no turn runs: at once when idle, else when the running one settles. */
@@ -168,13 +269,14 @@ export class WidgetClient extends EventTarget {
     }));
   }
 
-  /** Stores the last complete state, then stops the worker. */
+  /** Stores the last complete state, then stops the worker (if it ever started). */
   async dispose() {
     this.#stopWatching();
+    if (!this.#worker) return;
     try {
       await this.call("dispose");
     } finally {
-      this.#channel.close("The chat was closed.");
+      this.#channel?.close("The chat was closed.");
       this.#worker.terminate();
     }
   }

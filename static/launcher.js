@@ -1,19 +1,23 @@
 // `mode="launcher"`: a floating button opens the chat as a panel; "Close chat" and Escape
-// close it. Whether it was open survives a reload (in the page's localStorage).
+// close it. Whether it was open survives a reload (in the page's localStorage). Nothing
+// heavy loads until it is first opened (`onOpen`).
 
 export class Launcher {
   #host;
   #button;
   #message;
   #key;
+  #onOpen;
 
   /**
    * @param {HTMLElement} host  the element: it carries the `open` attribute
    * @param {{launcher: HTMLButtonElement, close: HTMLButtonElement, message: HTMLElement, chat: HTMLElement}} parts
    * @param {string} prefix  the storage prefix: the key is `<prefix>:launcher-open`
+   * @param {() => void} onOpen  called each time the panel opens
    */
-  constructor(host, { launcher, close, message, chat }, prefix) {
+  constructor(host, { launcher, close, message, chat }, prefix, onOpen = () => {}) {
     this.#host = host;
+    this.#onOpen = onOpen;
     this.#button = launcher;
     this.#message = message;
     this.#key = `${prefix}:launcher-open`;
@@ -42,6 +46,7 @@ export class Launcher {
       // a full or blocked storage only forgets whether the panel was open
     }
     if (focus) (open ? this.#message : this.#button).focus();
+    if (open) this.#onOpen();
   }
 
   #remembered() {

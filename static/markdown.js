@@ -3,13 +3,11 @@
 // markdown-it parses with raw HTML off; DOMPurify then sanitises what it produced, with hooks
 // that enforce the link and image policy a second time on the final DOM.
 
-// Vendored at build time (static/runtime/vendor) and loaded by URL as soon as this module is,
-// without a top-level await that would delay defining the element.
+// Vendored at build time (static/runtime/vendor) and loaded by URL when the first renderer is
+// made (when the chat shows: a closed launcher loads neither).
 const VENDOR = new URL("./runtime/vendor/", import.meta.url);
-const vendors = Promise.all([
-  import(new URL("markdown-it.mjs", VENDOR).href),
-  import(new URL("dompurify.mjs", VENDOR).href),
-]);
+/** @type {Promise<[any, any]> | null} */
+let vendors = null;
 
 const SAFE_LINK = /^(?:https?:|mailto:)/i;
 const ALLOWED_TAGS = [
@@ -26,6 +24,10 @@ const ALLOWED_ATTR = ["href", "title", "alt", "src", "class", "start", "type", "
  * @returns {Promise<(target: HTMLElement, text: string) => void>}
  */
 export async function createRenderer({ imageHosts = [], copyLabel = () => "Copy" } = {}) {
+  vendors ??= Promise.all([
+    import(new URL("markdown-it.mjs", VENDOR).href),
+    import(new URL("dompurify.mjs", VENDOR).href),
+  ]);
   const [{ default: MarkdownIt }, { default: DOMPurify }] = await vendors;
   const allowedImageHosts = new Set([...imageHosts].map((host) => host.toLowerCase()));
   const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });

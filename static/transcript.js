@@ -57,9 +57,14 @@ export class Transcript {
    * @param {() => void} onDrawn  called after each drawing step (e.g. to keep the view scrolled)
    * @param {import("./strings.js").Lookup} t  the widget's strings
    * @param {(text: string) => string} message  one of Python's sentences, in the widget's language
+   * @param {Promise<unknown>} drawable  nothing is drawn before it settles (Markdown loaded)
    */
-  constructor(log, renderText, onDrawn = () => {}, t = (key) => key, message = (text) => text) {
+  constructor(log, renderText, onDrawn = () => {}, t = (key) => key, message = (text) => text, drawable = Promise.resolve()) {
     this.#log = log;
+    drawable.then(() => {
+      this.#drawable = true;
+      if (this.#dirtyFrom !== Infinity || this.#draftDirty) this.#schedule();
+    });
     this.#renderText = renderText;
     this.#onDrawn = onDrawn;
     this.#t = t;
@@ -114,6 +119,7 @@ export class Transcript {
 
   #t;
   #sentence;
+  #drawable = false;
 
   /** Messages from `at` on changed; `messages` is the whole (live) list. */
   messagesChanged(/** @type {Message[]} */ messages, /** @type {number} */ at) {
@@ -130,7 +136,7 @@ export class Transcript {
   }
 
   #schedule() {
-    if (!this.#frame) this.#frame = requestAnimationFrame(() => this.#draw());
+    if (this.#drawable && !this.#frame) this.#frame = requestAnimationFrame(() => this.#draw());
   }
 
   #draw() {

@@ -143,7 +143,8 @@ def test_the_page_uses_only_declared_operations_and_every_one_is_used() -> None:
     if not STATIC.is_dir():
         pytest.skip("the static folder is not mounted here")
     sources = "\n".join(p.read_text() for p in STATIC.glob("*.js"))
-    used = set(re.findall(r'(?:call|act|#call)\("(\w+)"', sources))
+    used = set(re.findall(r'(?:call|act|#call)\("(\w+)"|op: "(\w+)"', sources))
+    used = {called or posted for called, posted in used}
     assert used == set(OPERATIONS), (used - set(OPERATIONS), set(OPERATIONS) - used)
 
 
