@@ -19,7 +19,7 @@ RUNTIME := static/runtime
 PYODIDE_FILES := pyodide.mjs pyodide.asm.js pyodide.asm.wasm pyodide-lock.json
 WIDGET_SOURCES := $(wildcard widget/*.py) pyproject.toml tools/widget_wheel.py
 WHEEL := $(RUNTIME)/widget.whl
-SNAPSHOT := $(RUNTIME)/pyodide/snapshot.bin
+STDLIB := $(RUNTIME)/pyodide/widget_stdlib.zip
 TEST_WHEELS := build/test-wheels/.stamp
 BROWSER_STAMP := build/.browser
 REDIS_STAMP := build/.redis
@@ -27,7 +27,7 @@ REDIS_STAMP := build/.redis
 .PHONY: setup serve test lint typecheck test-unit test-pyodide test-e2e bench dist clean
 .DELETE_ON_ERROR:
 
-setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp $(SNAPSHOT)
+setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp $(STDLIB)
 
 serve: setup
 	$(PY) -m server --host $(HOST) --port $(PORT)
@@ -95,11 +95,10 @@ dist: setup
 	$(PY) -m build --wheel --no-isolation --outdir dist . >/dev/null
 	@ls dist/chatkeep-$(VERSION)-py3-none-any.whl
 
-# A memory snapshot of Pyodide with the widget imported: the worker boots from it (and
-# plainly if it fails). It only fits this exact runtime and wheel, so it is made with them.
-$(SNAPSHOT): $(WHEEL) $(RUNTIME)/.stamp tools/make_snapshot.mjs
-	node tools/make_snapshot.mjs $(RUNTIME)
-	gzip -kf6 $@
+# The standard library the widget ships: only the modules it imports (a third of the whole).
+# The browser makes its own memory snapshot on a first visit (static/worker.js).
+$(STDLIB): $(WHEEL) $(RUNTIME)/.stamp tools/stdlib_subset.mjs
+	node tools/stdlib_subset.mjs $(RUNTIME)
 
 $(TEST_WHEELS): tests/pyodide/requirements.txt $(VENV)/.stamp
 	rm -rf build/test-wheels && mkdir -p build/test-wheels

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import statistics
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +18,15 @@ from server.testing import ChatkeepServer
 
 RUNS = 5
 LONG_TASKS = """
+// When the returning visitor's conversation is on screen, by the page's own clock (a look
+// every frame).
+const listed = () => {
+  const widget = document.querySelector("chat-widget");
+  const row = widget?.shadowRoot?.querySelector(".recent button[data-id]");
+  if (row && row.offsetParent !== null) window.__listedAt = performance.now();
+  else requestAnimationFrame(listed);
+};
+requestAnimationFrame(listed);
 window.__longTasks = [];
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
@@ -94,10 +102,9 @@ def bench_lazy() -> list[dict[str, Any]]:
         bare.wait_for_function("window.bootDone === true", timeout=120_000)
         bare_warm = []
         for _ in range(RUNS):
-            start = time.perf_counter()
             bare.reload()
             bare.wait_for_function("window.bootDone === true", timeout=120_000)
-            bare_warm.append((time.perf_counter() - start) * 1000)
+            bare_warm.append(bare.evaluate("window.bootAt"))
         bare.context.close()
 
         # 3. A returning visitor: their conversation listed, against bare Pyodide warm; and
@@ -109,10 +116,10 @@ def bench_lazy() -> list[dict[str, Any]]:
         shown, long_tasks = [], []
         recent = page.get_by_role("list", name="Recent conversations")
         for _ in range(RUNS):
-            start = time.perf_counter()
             page.reload()
             recent.get_by_role("button", name="My name is Alice").wait_for(timeout=120_000)
-            shown.append((time.perf_counter() - start) * 1000)
+            page.wait_for_function("window.__listedAt !== undefined")
+            shown.append(page.evaluate("window.__listedAt"))
             page.wait_for_function(ready, timeout=120_000)
             long_tasks.append(len(page.evaluate("window.__longTasks")))
         page.context.close()

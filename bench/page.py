@@ -184,6 +184,13 @@ def bench_page() -> list[dict[str, Any]]:
             rows.append(row("long tasks opening 1,000 messages (longest ms)",
                             max(probe["longTasks"], default=0), 50, "ms"))  # fmt: skip
 
+            page.evaluate("document.querySelector('chat-widget').session.restore(null)")
+            set_history = "void document.querySelector('chat-widget').session.setHistory({})"
+            probe = measure(page, set_history.format(json.dumps(snapshot["messages"])), shown,
+                            120_000)  # fmt: skip
+            rows.append(row("long tasks setting 1,000 messages with setHistory (longest ms)",
+                            max(probe["longTasks"], default=0), 50, "ms"))  # fmt: skip
+
             page.evaluate(
                 """async m => { const w = document.querySelector('chat-widget');
                 await w.session.restore(null); await w.client.call('setModel', {model: m}); }""",

@@ -33,7 +33,7 @@ def test_the_wheel_adds_one_top_level_package_with_every_asset() -> None:
     for asset in ("chatkeep/static/chat-widget.js", "chatkeep/static/worker.js",
                   "chatkeep/static/i18n/en.js", "chatkeep/static/i18n/de.js",
                   "chatkeep/static/service-worker.js", "chatkeep/static/codec.js",
-                  "chatkeep/static/runtime/pyodide/snapshot.bin",
+                  "chatkeep/static/runtime/pyodide/widget_stdlib.zip",
                   "chatkeep/static/runtime/widget.whl",
                   "chatkeep/static/runtime/pyodide/pyodide.asm.wasm",
                   "chatkeep/static/runtime/pyodide/python_stdlib.zip",

@@ -125,43 +125,58 @@ async function storage(op, argument) {
 
 // -- boot, as numbered stages -------------------------------------------------------------
 
+/**
+ * Where this browser keeps the memory snapshot it made of Python with the widget imported
+ * (Cache Storage of the page's origin): a first visit boots plainly and makes it, later ones
+ * boot from it. A snapshot only loads into the identical runtime and wheel, hence its key.
+ */
+const SNAPSHOTS = "chatkeep-snapshots";
+
 async function boot(config) {
+  import(new URL("pyodide/pyodide.mjs", RUNTIME).href).catch(() => {}); // fetched meanwhile
   endpoint = config.endpoint.replace(/\/+$/, "");
   credentials = config.token ? { authorization: `Bearer ${config.token}` } : {};
-  const snapshot = fetchSnapshot();
+  // The snapshot this browser kept is read while the wheel and the models are fetched; it is
+  // used only if it was made from this very wheel.
+  const keeping = keptSnapshot();
   const [wheel, models] = await Promise.all([fetchWheel(), fetchModels()]);
-  const start = (pyodide) => {
-    installWidget(pyodide, wheel);
-    return startBridge(pyodide, { ...config, models });
-  };
-  const bytes = await snapshot;
-  let fromSnapshot = false;
-  if (bytes) {
+  const key = await snapshotKey(wheel);
+  const kept = await keeping;
+  let pyodide = null;
+  if (kept && kept.key === key) {
     try {
-      bridge = start(await loadRuntime({ _loadSnapshot: bytes }));
-      fromSnapshot = true;
+      pyodide = await loadRuntime({ _loadSnapshot: kept.bytes });
     } catch (error) {
-      console.warn(`Chatkeep: the runtime snapshot did not load (${error.message}); starting Python without it.`);
+      console.warn(`Chatkeep: the runtime snapshot this browser kept did not load (${error.message}); starting Python without it.`);
+      forgetSnapshots();
     }
   }
-  bridge ??= start(await loadRuntime());
-  return {
-    operations: JSON.parse(bridge.operations()),
-    start: await bridge.start(),
-    fromSnapshot,
-  };
+  const fromSnapshot = pyodide !== null;
+  let made = null;
+  if (!pyodide) {
+    pyodide = await loadRuntime({ _makeSnapshot: Boolean(key) });
+    installWidget(pyodide, wheel);
+    pyodide.runPython("import widget.bridge, widget.compression");
+    made = key ? makeSnapshot(pyodide) : null;
+  } else {
+    installWidget(pyodide, wheel); // files are not in a snapshot, only memory
+  }
+  bridge = startBridge(pyodide, { ...config, models });
+  const start = await bridge.start();
+  if (made) keepSnapshot(/** @type {string} */ (key), made); // for the next visit, after this one is ready
+  return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
 }
 
 /**
- * 1. Pyodide itself, with a standard library the build compiled to bytecode; from the
- * build's memory snapshot (Python started, the widget imported) when `options` has one.
+ * 1. Pyodide itself, with the standard library the widget imports (compiled to bytecode,
+ * a third of the whole: tools/stdlib_subset.mjs); from a snapshot when `options` has one.
  */
 async function loadRuntime(options = {}) {
   const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", RUNTIME).href);
   try {
     return await loadPyodide({
       indexURL: new URL("pyodide/", RUNTIME).href,
-      stdLibURL: new URL("pyodide/python_stdlib.zip", RUNTIME).href,
+      stdLibURL: new URL("pyodide/widget_stdlib.zip", RUNTIME).href,
       packages: [],
       ...options,
     });
@@ -171,19 +186,55 @@ async function loadRuntime(options = {}) {
   }
 }
 
-/** The build's memory snapshot, or null without one (it is an optimisation, never needed). */
-async function fetchSnapshot() {
+/** The snapshot's key: a digest of the wheel (null where the page's origin has no Cache Storage). */
+async function snapshotKey(wheel) {
+  if (!self.caches || !crypto.subtle) return null;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", wheel));
+  return [...digest.subarray(0, 12)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** The one entry of this origin's snapshot cache (its key, the wheel's digest, in a header). */
+const SNAPSHOT_REQUEST = new URL("python-snapshot.bin", RUNTIME).href;
+const KEY_HEADER = "x-chatkeep-wheel";
+
+/** The snapshot this browser kept and the wheel it was made from, or null (none yet, damaged, no storage). */
+async function keptSnapshot() {
   try {
-    const response = await fetch(new URL("pyodide/snapshot.bin", RUNTIME));
-    const bytes = response.ok ? new Uint8Array(await response.arrayBuffer()) : null;
-    if (bytes && !looksLikeSnapshot(bytes)) {
-      console.warn("Chatkeep: the runtime snapshot is damaged; starting Python without it.");
-      return null;
-    }
-    return bytes;
+    if (!self.caches) return null;
+    const response = await (await caches.open(SNAPSHOTS)).match(SNAPSHOT_REQUEST);
+    if (!response) return null;
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (looksLikeSnapshot(bytes)) return { key: response.headers.get(KEY_HEADER), bytes };
+    console.warn("Chatkeep: the runtime snapshot this browser kept is damaged; starting Python without it.");
+    forgetSnapshots();
   } catch {
+    // storage refused: boot plainly
+  }
+  return null;
+}
+
+/** Python with the widget imported, as bytes; null if this runtime cannot make one. */
+function makeSnapshot(pyodide) {
+  try {
+    return pyodide.makeMemorySnapshot();
+  } catch (error) {
+    console.warn(`Chatkeep: no runtime snapshot for the next visit (${error.message}).`);
     return null;
   }
+}
+
+/** Keeps `bytes` as the one snapshot of this origin, made from the wheel `key` names. */
+async function keepSnapshot(key, bytes) {
+  try {
+    const headers = { "content-type": "application/octet-stream", [KEY_HEADER]: key };
+    await (await caches.open(SNAPSHOTS)).put(SNAPSHOT_REQUEST, new Response(bytes, { headers }));
+  } catch (error) {
+    console.warn(`Chatkeep: this browser could not keep the runtime snapshot (${error.message}); the next start imports the widget again.`);
+  }
+}
+
+function forgetSnapshots() {
+  caches.delete(SNAPSHOTS).catch(() => {});
 }
 
 /**
@@ -199,14 +250,14 @@ function looksLikeSnapshot(bytes) {
   return header[0] === 0x706e7300 && header[1] >= 48 && memory >= 16 * 2 ** 20 && memory % 65536 === 0;
 }
 
-/** 2. The widget wheel's bytes (fetched while Pyodide boots). */
+/** 2. The widget wheel's bytes (its digest names the snapshot). */
 async function fetchWheel() {
   const response = await fetch(new URL("widget.whl", RUNTIME));
   if (!response.ok) throw new Error(`The widget package is missing (${response.status}): rebuild with "make serve".`);
   return new Uint8Array(await response.arrayBuffer());
 }
 
-/** 3. The models the server offers, `{id, provider?}` (also while Pyodide boots); none when it cannot say. */
+/** 3. The models the server offers, `{id, provider?}` (fetched with the wheel); none when it cannot say. */
 async function fetchModels() {
   try {
     const response = await fetch(`${endpoint}/models`, { headers: credentials });

@@ -1,0 +1,55 @@
+"""The standard library the widget ships (`widget_stdlib.zip`, made by tools/stdlib_subset.mjs)
+holds every module the widget imports, anywhere in its code: a module missing from it would
+fail only in a browser, and only when that line runs."""
+
+from __future__ import annotations
+
+import ast
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUNDLE = ROOT / "static" / "runtime" / "pyodide" / "widget_stdlib.zip"
+WHOLE = BUNDLE.with_name("python_stdlib.zip")
+
+
+def imported_modules() -> set[str]:
+    """Every standard-library module a widget module imports, at its top or inside a function."""
+    found: set[str] = set()
+    for path in (ROOT / "widget").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module)
+    return {name for name in found if name.split(".")[0] in sys.stdlib_module_names}
+
+
+def files_of(module: str) -> set[str]:
+    """Where a module's code can be in a standard-library zip (none for built-in ones)."""
+    path = module.replace(".", "/")
+    return {f"{path}.pyc", f"{path}/__init__.pyc"}
+
+
+@pytest.fixture(scope="module")
+def zips() -> tuple[set[str], set[str]]:
+    if sys.platform == "emscripten" or not (BUNDLE.is_file() and WHOLE.is_file()):
+        pytest.skip("the bundle is built by make (static/runtime/pyodide/widget_stdlib.zip)")
+    return set(zipfile.ZipFile(BUNDLE).namelist()), set(zipfile.ZipFile(WHOLE).namelist())
+
+
+def test_every_module_the_widget_imports_is_in_the_bundle(zips: tuple[set[str], set[str]]) -> None:
+    shipped, whole = zips
+    # A module Pyodide has as a file must be shipped; built-in ones (zlib, math) have none.
+    missing = [name for name in sorted(imported_modules())
+               if files_of(name) & whole and not files_of(name) & shipped]  # fmt: skip
+    assert missing == [], f"not in widget_stdlib.zip: {missing} (see tools/stdlib_subset.mjs)"
+
+
+def test_the_bundle_is_a_fraction_of_the_whole_standard_library(
+    zips: tuple[set[str], set[str]],
+) -> None:
+    assert BUNDLE.stat().st_size < WHOLE.stat().st_size / 2

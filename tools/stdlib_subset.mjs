@@ -1,0 +1,117 @@
+// Writes the standard library the widget ships: only the modules it imports, from Pyodide's
+// py-compiled `python_stdlib.zip` (4 MB, most of it never used by the widget) into
+// `widget_stdlib.zip`. The worker boots with it; `tests/widget/test_stdlib_bundle.py` fails
+// when a module the widget imports is missing from it.
+//
+//   node tools/stdlib_subset.mjs static/runtime
+//
+// What is kept: every module loaded once Python has started, imported the widget and run a
+// conversation through it (a turn with a tool, storing, export and import, a failure's
+// traceback), plus whole packages that load their parts by name at run time, and the text
+// codecs a page may name.
+
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+const WHOLE_PACKAGES = ["pyodide", "_pyodide", "json", "collections", "re"];
+// Text codecs a page may name (the rest of `encodings` is legacy code pages).
+const CODECS = ["utf_8", "utf_8_sig", "utf_16", "utf_32", "latin_1", "ascii", "aliases"];
+
+const runtime = resolve(process.argv[2] ?? "static/runtime");
+const pyodideDir = join(runtime, "pyodide");
+const { loadPyodide } = await import(join(pyodideDir, "pyodide.mjs"));
+const pyodide = await loadPyodide({ indexURL: `${pyodideDir}/`, stdLibURL: join(pyodideDir, "python_stdlib.zip") });
+const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
+pyodide.unpackArchive(new Uint8Array(readFileSync(join(runtime, "widget.whl"))), "wheel", { extractDir: sitePackages });
+pyodide.FS.mkdirTree("/out");
+pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: pyodideDir }, "/out");
+pyodide.globals.set("whole_packages", pyodide.toPy(WHOLE_PACKAGES));
+pyodide.globals.set("codecs", pyodide.toPy(CODECS));
+
+const kept = pyodide.runPython(`
+import sys, traceback, types
+import widget.bridge, widget.compression
+from widget import Session, read_snapshot
+from widget.changes import ChangeFeed
+from widget.conversations import Conversations
+from widget.history import History
+from widget.key_value import MemoryKeyValue
+
+
+def drive(coroutine):
+    try:
+        while True:
+            coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+
+
+class Model:
+    def __init__(self):
+        self.asked = 0
+
+    async def complete(self, request):
+        self.asked += 1
+        if self.asked == 1:
+            call = {"index": 0, "id": "c1", "type": "function",
+                    "function": {"name": "clock", "arguments": "{}"}}
+            yield [{"choices": [{"index": 0, "delta": {"tool_calls": [call]},
+                                 "finish_reason": "tool_calls"}]}]
+        else:
+            yield [{"choices": [{"index": 0, "delta": {"content": "Noon, Ünïcode ✓"},
+                                 "finish_reason": "stop"}]}]
+
+    async def resume(self, turn):
+        yield []
+
+    def cancel(self):
+        pass
+
+
+def clock() -> str:
+    """The time."""
+    return "noon"
+
+
+session = Session(tools=[clock])
+ChangeFeed(session, lambda kind, data: None, lambda at, text, calls: None)
+chat = Conversations(session, History(MemoryKeyValue()), Model())
+drive(chat.kept.start())
+drive(chat.send("What time is it?"))
+exported = drive(chat.export_all())
+drive(chat.import_all(exported))
+read_snapshot(session.export_snapshot())
+widget.compression.inflate(widget.compression.deflate(b"x" * 100))
+try:
+    drive(chat.rename(session.id, " "))
+except Exception as exc:
+    "".join(traceback.format_exception(exc))
+
+stdlib = "/lib/python313.zip/"
+names = set()
+for module in list(sys.modules.values()):
+    origin = getattr(getattr(module, "__spec__", None), "origin", None) or ""
+    if origin.startswith(stdlib):
+        names.add(origin[len(stdlib):])
+
+import zipfile
+
+with zipfile.ZipFile("/lib/python313.zip") as full:
+    every = full.namelist()
+    for package in whole_packages:
+        names.update(n for n in every if n.startswith(package + "/") and not n.endswith("/"))
+    names.update(f"encodings/{codec}.pyc" for codec in codecs)
+    # Each kept module's packages, up to the top, come with it.
+    for name in list(names):
+        parts = name.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            init = "/".join(parts[:depth]) + "/__init__.pyc"
+            if init in every:
+                names.add(init)
+    with zipfile.ZipFile("/out/widget_stdlib.zip", "w", zipfile.ZIP_DEFLATED) as subset:
+        for info in full.infolist():
+            if info.filename in names:
+                subset.writestr(info, full.read(info.filename))
+len(names)
+`);
+console.log(`widget_stdlib.zip: ${kept} files`);
