@@ -36,13 +36,16 @@ def serve(argv: Sequence[str]) -> int:
         return 2
     if settings.uses_demo_model:
         print("chatkeep: no upstream configured, answering with the built-in demo model")
+    # Chatkeep reads X-Forwarded-For itself, from the proxies --forwarded-allow-ips names;
+    # uvicorn's own reading would trust 127.0.0.1 and hand any local client a fresh address.
     if settings.workers > 1:
         # Each worker process builds its own app from the same settings.
         os.environ[SETTINGS_VARIABLE] = settings.to_json()
         uvicorn.run(
             f"{__package__}.app:from_environment", factory=True, workers=settings.workers,
-            host=settings.host, port=settings.port, log_level="info",
+            host=settings.host, port=settings.port, log_level="info", proxy_headers=False,
         )  # fmt: skip
         return 0
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info",
+                proxy_headers=False)  # fmt: skip
     return 0

@@ -38,7 +38,8 @@ def sign_client_token(secret: str, subject: str, ttl_seconds: int) -> str:
 def verify_client_token(secret: str, token: str, now: float | None = None) -> str:
     """The token's subject, or `APIError` 401 saying why it is refused."""
     body, _, signature = token.partition(".")
-    if not body or not hmac.compare_digest(signature, _signature(secret, body)):
+    expected = _signature(secret, body).encode()
+    if not body or not hmac.compare_digest(signature.encode("utf-8", "replace"), expected):
         raise _unauthorized("The client token is not valid.")
     try:
         payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))

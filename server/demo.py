@@ -19,7 +19,10 @@ import httpx
 
 NAME_TOLD = re.compile(r"\bmy name is\s+([^\s.,!?;:]+(?:\s+[A-Z][^\s.,!?;:]*)*)", re.IGNORECASE)
 NAME_ASKED = re.compile(r"\bwhat(?:'s| is) my name\b", re.IGNORECASE)
-WEATHER_ASKED = re.compile(r"\bweather\b.*?\bin\s+([A-Za-zÀ-ÿ][\w' -]*?)\s*[?.!]*$", re.IGNORECASE)
+WEATHER_WORD = re.compile(r"\bweather\b", re.IGNORECASE)
+IN_WORD = re.compile(r"\bin\s+", re.IGNORECASE)
+NOT_IN_A_CITY = re.compile(r"[^\w' -]")
+CITY_START = re.compile(r"[A-Za-zÀ-ÿ]")
 TEMPERATURE = re.compile(r"(-?\d+(?:\.\d+)?)\s*°?\s*C\b")
 TITLE_REQUEST = "Write a title for this conversation"
 
@@ -39,8 +42,8 @@ def demo_reply(messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any
         return Reply(f"Here is what {last.get('name') or 'the tool'} says: {_text(last)}")
     question = _text(last).strip()
     tool_names = {t.get("function", {}).get("name") for t in tools if isinstance(t, dict)}
-    if (match := WEATHER_ASKED.search(question)) and "get_weather" in tool_names:
-        city = match.group(1).strip().title()
+    if (asked := asked_city(question)) and "get_weather" in tool_names:
+        city = asked.title()
         call_id = f"call_weather_{len(messages)}"
         arguments = json.dumps({"city": city})
         return Reply(tool_call={"id": call_id, "name": "get_weather", "arguments": arguments})
@@ -79,6 +82,22 @@ def _attachments(message: dict[str, Any]) -> list[str]:
         ):
             found.append(f"the file {match.group(1)}")
     return found
+
+
+def asked_city(question: str) -> str | None:
+    """The city of "… weather … in <City>?", read in one pass over the question: a single
+    regular expression for it backtracks, and a 4 KB question then took seconds."""
+    weather = WEATHER_WORD.search(question)
+    if weather is None:
+        return None
+    tail = question[weather.end() :].rstrip("?.!").rstrip()
+    # The city runs to the end: it starts after the last character no city name holds.
+    clean_from = max((found.end() for found in NOT_IN_A_CITY.finditer(tail)), default=0)
+    for found in IN_WORD.finditer(tail):
+        start = found.end()
+        if start >= clean_from and start < len(tail) and CITY_START.match(tail, start):
+            return tail[start:]
+    return None
 
 
 def _told_name(messages: Sequence[dict[str, Any]]) -> str | None:

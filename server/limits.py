@@ -22,7 +22,9 @@ async def read_body(request: Request, limit: int) -> bytes:
         413, f"The request body is larger than the limit of {limit:,} bytes.", "body_too_large"
     )
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+    if declared is not None and (
+        not (declared.isascii() and declared.isdigit()) or int(declared) > limit
+    ):
         raise too_large
     chunks: list[bytes] = []
     size = 0

@@ -19,6 +19,7 @@ from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
 from .limits import Budgets, read_body
+from .requests import checked_messages
 from .settings import Settings
 from .upstream import EventStream, UpstreamCall, no_receive, while_connected
 
@@ -71,13 +72,13 @@ def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise APIError(400, "The request body must be a JSON object.", "invalid_body")
     payload = {key: value for key, value in data.items() if key in FORWARDED_FIELDS}
-    messages = payload.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise APIError(400, '"messages" must be a non-empty array.', "invalid_messages")
+    payload["messages"] = checked_messages(payload.get("messages"), settings.instructions)
     settings.destination(payload.setdefault("model", settings.default_model))  # 400 if not
     for field in ("max_tokens", "max_completion_tokens"):
         if field in payload:
             payload[field] = _capped(payload[field], settings.max_tokens, field)
+    if "max_tokens" not in payload and "max_completion_tokens" not in payload:
+        payload["max_tokens"] = settings.max_tokens  # an answer never runs to the whole context
     if "n" in payload:
         payload["n"] = _capped(payload["n"], settings.max_choices, "n")
     payload["stream"] = payload.get("stream") is True

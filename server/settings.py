@@ -44,6 +44,7 @@ class Settings:
     client_daily_tokens: int = 0
     daily_tokens: int = 0
     client_secret: str | None = field(default=None, repr=False)
+    instructions: str = ""
     config: str | None = None
     #: several upstreams, from `config` (see server/providers.py); empty: one upstream
     providers: tuple[Provider, ...] = ()
@@ -184,6 +185,8 @@ OPTIONS: tuple[Option, ...] = (
            "tokens the whole server may use per day (0: no budget)", int),
     Option("client_secret", "--client-secret", "CHATKEEP_CLIENT_SECRET",
            "API calls need a token signed with it (chatkeep.sign_client_token); prefer the env"),
+    Option("instructions", "--instructions", "CHATKEEP_INSTRUCTIONS",
+           "the operator's system message, first in every request sent upstream"),
     Option("config", "--config", "CHATKEEP_CONFIG",
            "a TOML file of providers (several upstreams), see docs/deployment.md"),
 )  # fmt: skip

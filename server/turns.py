@@ -84,7 +84,7 @@ class Turns:
         client = request.app.state.identity.of(request)
         turn_id = request.path_params["turn"]
         text = request.query_params.get("after", "0")
-        if not text.isdigit() or len(text) > 9:
+        if not (text.isascii() and text.isdigit()) or len(text) > 9:  # "²" is a digit too
             raise APIError(400, '"after" must be a whole number of events.', "invalid_parameter")
         await self._check_owner(turn_id, client)
         try:

@@ -94,6 +94,10 @@ class UpstreamCall:
                 if event.get("usage"):
                     await self._spend(event)
                 finished = finished or _has_finish_reason(event)
+                if (
+                    "\n" in data
+                ):  # several `data:` lines: one line again, or it reaches the page torn
+                    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
                 await sink.event(data)
             else:
                 # Some servers end without [DONE]; an answer without a finish reason was cut off.

@@ -78,7 +78,7 @@ export interface HistoryStore {
 
 /** `element.session`: available at once, answering once the runtime has loaded. */
 export interface ChatSession {
-  /** Settles when Python is running and history is loaded. */
+  /** Settles when Python is running and history is loaded (a launcher: once first opened). */
   readonly ready: Promise<void>;
   /** Send a user message; resolves when the turn has settled (and been stored). */
   send(text: string): Promise<void>;
@@ -126,8 +126,11 @@ export interface ChatWidgetAttributes {
   "image-hosts"?: string;
   /** A client token (`chatkeep.sign_client_token`) when the server has a client secret. */
   token?: string;
-  /** `inline` (default) or `launcher`: a floating "Open chat" button opens a panel. */
+  /** `inline` (default) or `launcher`: a floating "Open chat" button opens a panel; nothing
+   * heavy (no worker, no Python) loads until it is first opened. */
   mode?: "inline" | "launcher";
+  /** With `mode="launcher"`: start Python at once, the panel still closed. */
+  preload?: boolean | "";
   /** A JSON array of strings: buttons on an empty chat, each sending its text. */
   suggestions?: string;
   /** The language of every string (`en`, `de`); default the page's `<html lang>`, else `en`. */
@@ -157,6 +160,10 @@ export interface ChatWidget extends HTMLElement {
   readonly maxAttachmentBytes: number;
   /** Make a tool available to the model; returns the function that unregisters it. */
   registerTool(tool: ToolDefinition): () => void;
+  /** Opens a launcher's panel, starting Python if it has not started (nothing inline). */
+  open(): void;
+  /** Closes a launcher's panel (nothing inline). */
+  close(): void;
 }
 
 export declare const ChatWidget: {

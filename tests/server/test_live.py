@@ -77,7 +77,7 @@ def test_the_client_cannot_steer_the_upstream(upstream: tuple[FakeUpstream, str]
     assert response.status_code == 200
     [received] = fake.received
     assert received.path == "/v1/chat/completions" and received.query == ""
-    assert set(received.body) == {"model", "messages", "stream"}
+    assert set(received.body) == {"model", "messages", "stream", "max_tokens"}  # capped
     assert received.headers["authorization"] == f"Bearer {KEY}"
     assert "x-base-url" not in received.headers and "x-forwarded-host" not in received.headers
 

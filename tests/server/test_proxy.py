@@ -87,7 +87,8 @@ def test_only_documented_fields_go_to_the_configured_upstream(runtime_dir: Path)
     assert request.headers["authorization"] == f"Bearer {KEY}"
     assert "x-base-url" not in request.headers
     assert upstream.bodies[0] == {"model": "gpt-a", "messages": body["messages"],
-                                  "temperature": 0.2, "stream": False}  # fmt: skip
+                                  "temperature": 0.2, "stream": False,
+                                  "max_tokens": 4096}  # fmt: skip
     assert KEY not in response.text
 
 

@@ -144,9 +144,11 @@ def test_unknown_turns_and_bad_offsets_are_refused_in_words(redis: RedisServer) 
         unknown = httpx.get(f"{server.url}/api/chat/turns/not-a-turn")
         turn = start(server.url, model="demo").headers[TURN]
         bad = httpx.get(f"{server.url}/api/chat/turns/{turn}?after=-1")
+        superscript = httpx.get(f"{server.url}/api/chat/turns/{turn}?after=²")  # isdigit() says yes
     assert unknown.status_code == 404
     assert "no longer kept" in unknown.json()["error"]["message"]
     assert bad.status_code == 400 and "whole number" in bad.json()["error"]["message"]
+    assert superscript.status_code == 400
 
 
 def test_an_upstream_refusal_is_an_error_response_not_a_turn(redis: RedisServer) -> None:
