@@ -21,6 +21,7 @@ from .clients import ClientIdentity
 from .counters import Counters, LocalCounters, RedisCounters, redis_client
 from .demo import DemoTransport
 from .errors import APIError
+from .hosts import HostGuard
 from .limits import Budgets, RateLimiter
 from .offline import OfflineManifest
 from .proxy import chat_completions
@@ -82,6 +83,7 @@ def create_app(
             Mount("/static", Assets(directory=str(static_dir))),
         ],
         middleware=[
+            Middleware(HostGuard, allowed_hosts=settings.allowed_hosts),
             Middleware(HardeningHeaders),
             Middleware(
                 CORSMiddleware,

@@ -45,6 +45,7 @@ class Settings:
     daily_tokens: int = 0
     client_secret: str | None = field(default=None, repr=False)
     instructions: str = ""
+    allowed_hosts: tuple[str, ...] = ()
     config: str | None = None
     #: several upstreams, from `config` (see server/providers.py); empty: one upstream
     providers: tuple[Provider, ...] = ()
@@ -187,6 +188,9 @@ OPTIONS: tuple[Option, ...] = (
            "API calls need a token signed with it (chatkeep.sign_client_token); prefer the env"),
     Option("instructions", "--instructions", "CHATKEEP_INSTRUCTIONS",
            "the operator's system message, first in every request sent upstream"),
+    Option("allowed_hosts", "--allowed-host", "CHATKEEP_ALLOWED_HOSTS",
+           "Host names the server answers besides IP addresses and localhost (* for any)",
+           _csv, True),
     Option("config", "--config", "CHATKEEP_CONFIG",
            "a TOML file of providers (several upstreams), see docs/deployment.md"),
 )  # fmt: skip

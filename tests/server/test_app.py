@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-from starlette.testclient import TestClient
+from localclient import TestClient
 
 from server import Settings, create_app
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 import pytest
+from localclient import TestClient
 from starlette.requests import Request
-from starlette.testclient import TestClient
 from test_proxy import SSE, Chunks, Upstream, delta, sse
 
 from server import Settings, create_app, sign_client_token

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from starlette.testclient import TestClient
+from localclient import TestClient
 
 from server import create_app
 from server.demo import demo_reply

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from hypothesis import given
 from hypothesis import strategies as st
-from starlette.testclient import TestClient
+from localclient import TestClient
 from test_proxy import SSE, Chunks, Upstream, chat, make_client
 
 from server import Settings, create_app, sign_client_token
@@ -160,3 +160,31 @@ def test_a_local_client_cannot_invent_addresses_to_dodge_the_rate_limit() -> Non
             for n in range(3)
         ]  # fmt: skip
     assert statuses == [200, 200, 429]
+
+
+def test_a_rebound_host_name_cannot_drive_a_local_server(runtime_dir: Path) -> None:
+    """DNS rebinding: evil.example points at 127.0.0.1, and its page calls the server as its
+    own origin. The Host header still names evil.example."""
+    app = create_app(Settings(), runtime_dir=runtime_dir)
+    with TestClient(app, base_url="http://evil.example") as http:
+        rebound = http.post("/api/chat/completions", json=chat(model="demo"),
+                            headers={"origin": "http://evil.example"})  # fmt: skip
+        page = http.get("/")
+    assert rebound.status_code == 400 and rebound.json()["error"]["code"] == "host_not_allowed"
+    assert page.status_code == 400
+    for local in ("http://127.0.0.1:8000", "http://localhost:8000", "http://[::1]:8000"):
+        with TestClient(app, base_url=local) as http:
+            assert http.get("/healthz").status_code == 200, local
+
+
+def test_named_hosts_are_answered(runtime_dir: Path) -> None:
+    app = create_app(Settings(allowed_hosts=("chat.example.com", "*.shop.example")),
+                     runtime_dir=runtime_dir)  # fmt: skip
+    expected = [("https://chat.example.com", 200), ("https://eu.shop.example", 200),
+                ("https://shop.example.evil", 400), ("https://example.com", 400)]  # fmt: skip
+    for url, status in expected:
+        with TestClient(app, base_url=url) as http:
+            assert http.get("/healthz").status_code == status, url
+    anything = create_app(Settings(allowed_hosts=("*",)), runtime_dir=runtime_dir)
+    with TestClient(anything, base_url="https://whatever.example") as http:
+        assert http.get("/healthz").status_code == 200

@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
-from starlette.testclient import TestClient
+from localclient import TestClient
 
 from server import Settings, create_app
 from server.clients import sign_client_token, verify_client_token

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from starlette.testclient import TestClient
+from localclient import TestClient
 
 from server import create_app
 from server.offline import build_id, offline_files

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from starlette.testclient import TestClient
+from localclient import TestClient
 from test_proxy import Upstream
 
 from server import Settings, SettingsError, create_app, load_settings

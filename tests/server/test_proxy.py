@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from starlette.testclient import TestClient
+from localclient import TestClient
 
 from server import Settings, create_app
 

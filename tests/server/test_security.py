@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from starlette.testclient import TestClient
+from localclient import TestClient
 
 from server import Settings, create_app
 
@@ -14,7 +14,7 @@ ALLOWED = "https://shop.example"
 
 @pytest.fixture
 def http(runtime_dir: Path) -> TestClient:
-    settings = Settings(allowed_origins=(ALLOWED,))
+    settings = Settings(allowed_origins=(ALLOWED,), allowed_hosts=("chat.example",))
     return TestClient(create_app(settings, runtime_dir=runtime_dir), base_url="http://chat.example")
 
 
