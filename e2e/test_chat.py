@@ -102,16 +102,17 @@ def test_a_screenshot_for_the_readme(page: Page) -> None:
 
 FROM_SNAPSHOT = "document.querySelector('chat-widget').session.startedFromSnapshot"
 # Kept in the background once ready: each poll looks again and reads the last look.
-SNAPSHOT_KEPT = """() => { caches.open('chatkeep-snapshots').then(c => c.keys())
+SNAPSHOT_KEPT = """() => { caches.open('chatkeep.python-snapshot').then(c => c.keys())
     .then(keys => { window.snapshotsKept = keys.length; }); return window.snapshotsKept === 1; }"""
 # The one memory snapshot this origin keeps (static/worker.js), damaged in the page.
 DAMAGE = """async damage => {
-  const cache = await caches.open('chatkeep-snapshots');
+  const cache = await caches.open('chatkeep.python-snapshot');
   const [request] = await cache.keys();
-  const bytes = new Uint8Array(await (await cache.match(request)).arrayBuffer());
+  const kept = await cache.match(request);
+  const bytes = new Uint8Array(await kept.arrayBuffer());
   if (damage === 'garbage') bytes.set(new TextEncoder().encode('not a snapshot'), 0);
   else for (let i = 16; i < 20; i++) bytes[i] ^= 0xff; // another build's id
-  await cache.put(request, new Response(bytes));
+  await cache.put(request, new Response(bytes, { headers: kept.headers }));
 }"""
 
 

@@ -6,18 +6,31 @@ import math
 import time
 from collections.abc import Callable
 
+import anyio
 from starlette.requests import Request
 
 from .counters import Counters
 from .errors import APIError
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refused with 413 as soon as it is known to exceed `limit`.
+async def read_body(request: Request, limit: int, seconds: float = 10.0) -> bytes:
+    """The request body, refused with 413 as soon as it is known to exceed `limit`, and with
+    408 when it has not arrived whole within `seconds` (a body trickled a byte at a time would
+    otherwise hold a connection and a task for ever).
 
     A declared `Content-Length` over the limit is refused before reading anything; a body
     without one (chunked) is read only until it passes the limit.
     """
+    try:
+        with anyio.fail_after(seconds):
+            return await _read_body(request, limit)
+    except TimeoutError as exc:
+        raise APIError(
+            408, f"The request body did not arrive within {seconds:g} seconds.", "body_timeout"
+        ) from exc
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
     too_large = APIError(
         413, f"The request body is larger than the limit of {limit:,} bytes.", "body_too_large"
     )

@@ -45,7 +45,8 @@ async def chat_completions(request: Request) -> Response:
     await request.app.state.rate_limiter.check(client)
     budgets: Budgets = request.app.state.budgets
     await budgets.check(client)  # 429 before any upstream call once a budget is used up
-    payload = clean_payload(await read_body(request, settings.max_body_bytes), settings)
+    body = await read_body(request, settings.max_body_bytes, settings.body_timeout)
+    payload = clean_payload(body, settings)
     where = settings.destination(payload["model"])
     payload["model"] = where.model  # the upstream knows the bare name
     if budgets.active and payload["stream"]:

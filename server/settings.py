@@ -46,6 +46,7 @@ class Settings:
     client_secret: str | None = field(default=None, repr=False)
     instructions: str = ""
     allowed_hosts: tuple[str, ...] = ()
+    body_timeout: float = 10.0
     config: str | None = None
     #: several upstreams, from `config` (see server/providers.py); empty: one upstream
     providers: tuple[Provider, ...] = ()
@@ -82,6 +83,8 @@ class Settings:
                 raise SettingsError(f"{name} must be at least 1")
         if self.client_daily_tokens < 0 or self.daily_tokens < 0:
             raise SettingsError("token budgets must be 0 (none) or more")
+        if not self.body_timeout > 0:
+            raise SettingsError("body_timeout must be more than 0 seconds")
         for proxy in self.forwarded_allow_ips:
             if proxy != "*":
                 try:
@@ -191,6 +194,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("allowed_hosts", "--allowed-host", "CHATKEEP_ALLOWED_HOSTS",
            "Host names the server answers besides IP addresses and localhost (* for any)",
            _csv, True),
+    Option("body_timeout", "--body-timeout", "CHATKEEP_BODY_TIMEOUT",
+           "seconds a request body may take to arrive whole (then 408)", float),
     Option("config", "--config", "CHATKEEP_CONFIG",
            "a TOML file of providers (several upstreams), see docs/deployment.md"),
 )  # fmt: skip

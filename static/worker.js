@@ -130,7 +130,7 @@ async function storage(op, argument) {
  * (Cache Storage of the page's origin): a first visit boots plainly and makes it, later ones
  * boot from it. A snapshot only loads into the identical runtime and wheel, hence its key.
  */
-const SNAPSHOTS = "chatkeep-snapshots";
+const SNAPSHOTS = "chatkeep.python-snapshot"; // not "chatkeep-…": the service worker owns those
 
 async function boot(config) {
   import(new URL("pyodide/pyodide.mjs", RUNTIME).href).catch(() => {}); // fetched meanwhile

@@ -4,6 +4,7 @@ operator's limits, reach the operator's network, or make the server fail."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -188,3 +189,19 @@ def test_named_hosts_are_answered(runtime_dir: Path) -> None:
     anything = create_app(Settings(allowed_hosts=("*",)), runtime_dir=runtime_dir)
     with TestClient(anything, base_url="https://whatever.example") as http:
         assert http.get("/healthz").status_code == 200
+
+
+def test_a_body_trickled_a_byte_at_a_time_is_cut_off() -> None:
+    """Slowloris: headers, one byte of a promised hundred, then nothing. The server answers 408
+    once the body's time is up, rather than holding the connection and a task for ever."""
+    with ChatkeepServer("--body-timeout", "1") as server:
+        host, port = server.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=15) as connection:
+            head = (b"POST /api/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n")  # fmt: skip
+            connection.sendall(head + b"{")
+            answer = ""
+            while not answer.endswith("}}"):  # the OpenAI-shaped error ends the response
+                answer += connection.recv(4096).decode()
+    assert answer.startswith("HTTP/1.1 408"), answer[:200]
+    assert "body_timeout" in answer
