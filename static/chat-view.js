@@ -175,7 +175,7 @@ export class ChatView {
     client.addEventListener(EVENT.draft, () => transcript.draftChanged(client.draft));
     client.addEventListener(EVENT.history, () => this.renderLists());
     client.addEventListener(EVENT.alert, (event) => this.#notices.alert(/** @type {CustomEvent} */ (event).detail));
-    client.approve = (call, signal) => askApproval(log, call, signal, this.#t);
+    client.tools.approve = (call, signal) => askApproval(log, call, signal, this.#t);
     client.addEventListener("unsent", (event) => this.#composer.put(/** @type {CustomEvent} */ (event).detail));
     wireOptionsMenu(this.#elements.options, this.#elements.choices, model);
     model.addEventListener("change", () => this.#act("setModel", { model: model.value }));

@@ -16,6 +16,7 @@ import "./composer.js";
 import "./greeting.js";
 import "./header.js";
 import "./history-view.js";
+import "./host-tools.js";
 import "./i18n/en.js";
 import "./launcher.js";
 import "./markdown.js";

@@ -14,6 +14,7 @@ import { EVENT, KIND, REQUEST } from "./protocol.js";
 import { Channel } from "./rpc.js";
 import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage.js";
 import { storedList, storedOpening } from "./stored.js";
+import { HostTools } from "./host-tools.js";
 
 /**
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
@@ -31,6 +32,8 @@ import { storedList, storedOpening } from "./stored.js";
  */
 
 const WORKER_URL = new URL("./worker.js", import.meta.url);
+/** A new conversation's meta, before anything is known. */
+const EMPTY = { id: "", title: "", model: "", provider: null, thinking: "off", busy: false, usage: null };
 const HISTORY_MODES = ["local", "memory", "off"];
 
 /**
@@ -56,26 +59,17 @@ export function configFrom(element) {
 
 export class WidgetClient extends EventTarget {
   /** @type {SessionState} */
-  state = {
-    id: "", title: "", model: "", provider: null, thinking: "off", busy: false, usage: null,
-    models: [], messages: [],
-  };
+  state = { ...EMPTY, models: [], messages: [] };
   /** @type {Message | null} the answer streaming right now */
   draft = null;
   /** @type {HistoryEntry[]} kept conversations, newest first */
   history = [];
-  /** @type {Map<string, ToolDefinition>} */
-  tools = new Map();
-  /** True when Python started from the build's memory snapshot (faster), false without it. */
+  /** the host page's tools */
+  tools = new HostTools();
+  /** True when Python started from the memory snapshot this browser kept (faster). */
   fromSnapshot = false;
   /** @type {Record<string, Record<string, string>>} operation → argument shapes (from Python) */
   operations = {};
-  /**
-   * Asks the person before a tool marked `approval` runs; the view replaces it. The signal
-   * aborts when the turn is stopped, which counts as a refusal.
-   */
-  approve = async (/** @type {{name: string, arguments: string}} */ _call, /** @type {AbortSignal} */ _signal) => false;
-  #approvals = new Set();
 
   #config;
   #hostStore;
@@ -83,12 +77,9 @@ export class WidgetClient extends EventTarget {
   #worker = null;
   /** @type {Channel | null} */
   #channel = null;
-  #ready;
+  /** settles once Python runs: the client, or why it could not start */
+  #ready = deferred();
   #isReady = false;
-  /** @type {(client: WidgetClient) => void} */
-  #resolveReady = () => {};
-  /** @type {(error: Error) => void} */
-  #rejectReady = () => {};
   /** messages shown before Python ran, sent once it does */
   #queued = [];
   #stopWatching = () => {};
@@ -101,8 +92,7 @@ export class WidgetClient extends EventTarget {
     super();
     this.#config = config;
     this.#hostStore = hostStore;
-    this.#ready = new Promise((resolve, reject) => ((this.#resolveReady = resolve), (this.#rejectReady = reject)));
-    this.#ready.catch(() => {}); // reported through `ready`; not an unhandled rejection here
+    this.#ready.promise.catch(() => {}); // reported through `ready`; not an unhandled rejection
     if (config.history === "local") this.history = storedList(config.prefix);
     /** Settles once what start-up opens, as storage has it, is in `state`. */
     this.painted = storedOpening(config, this.history).then((opening) => {
@@ -125,7 +115,7 @@ export class WidgetClient extends EventTarget {
     this.#worker = createWorker(WORKER_URL);
     const channel = new Channel(this.#worker, {
       event: (message) => this.#onEvent(message),
-      [REQUEST.callTool]: ({ name, arguments: args }) => this.#runTool(name, args),
+      [REQUEST.callTool]: ({ name, arguments: args }) => this.tools.run(name, args),
       [REQUEST.storage]: localStorageHandler(config.prefix),
       [REQUEST.historyStore]: hostStoreHandler(this.#hostStore),
     }, "p");
@@ -142,15 +132,15 @@ export class WidgetClient extends EventTarget {
           this.call("storageChanged", { key }).catch(() => {});
         });
       }
-      for (const tool of this.tools.values()) this.#declareTool(tool);
+      for (const tool of this.tools.all()) this.#declareTool(tool);
       this.#isReady = true;
-      this.#resolveReady(this);
-    }, this.#rejectReady);
+      this.#ready.resolve(this);
+    }, this.#ready.reject);
   }
 
   /** Settles when Python runs and the session is ready. */
   get ready() {
-    return this.#ready;
+    return this.#ready.promise;
   }
 
   /**
@@ -164,7 +154,7 @@ export class WidgetClient extends EventTarget {
     this.start(); // any operation needs Python
     if (!this.#isReady && op === "send") return this.#sendOnceReady(args);
     if (!this.#isReady && op === "stop" && this.#queued.length) return this.#unsend();
-    await this.#ready;
+    await this.#ready.promise;
     const shapes = this.operations[op];
     if (!shapes) throw new TypeError(`Chatkeep has no operation "${op}".`);
     const unknown = Object.keys(args).filter((name) => !(name in shapes));
@@ -179,17 +169,11 @@ export class WidgetClient extends EventTarget {
 
   /** @param {ToolDefinition} tool */
   registerTool(tool) {
-    if (!tool || typeof tool.name !== "string" || !/^[\w-]{1,64}$/.test(tool.name)) {
-      throw new TypeError("registerTool needs a name of letters, digits, _ or - (at most 64).");
-    }
-    if (typeof tool.handler !== "function") throw new TypeError(`Tool "${tool.name}" needs a handler function.`);
-    this.tools.set(tool.name, tool);
-    if (this.#isReady) this.#declareTool(tool); // else it is declared once Python runs
-    return () => {
-      if (this.tools.get(tool.name) !== tool) return;
-      this.tools.delete(tool.name);
-      if (this.#isReady) this.call("unregisterTool", { name: tool.name }).catch(() => {});
-    };
+    return this.tools.add(tool, (changed, added) => {
+      if (!this.#isReady) return; // declared once Python runs
+      if (added) this.#declareTool(changed);
+      else this.call("unregisterTool", { name: changed.name }).catch(() => {});
+    });
   }
 
   /**
@@ -210,8 +194,7 @@ export class WidgetClient extends EventTarget {
     if (warning) console.warn(warning);
     const shown = this.state.messages;
     const now = [...messages, ...this.#queued];
-    let at = 0;
-    while (at < shown.length && at < now.length && JSON.stringify(shown[at]) === JSON.stringify(now[at])) at++;
+    const at = sameUpTo(shown, now);
     this.history = history;
     this.state = { ...meta, models, messages: now, busy: meta.busy || this.#queued.length > 0 };
     this.#pickUpUnfinished();
@@ -237,7 +220,7 @@ export class WidgetClient extends EventTarget {
     this.state.busy = true;
     this.dispatchEvent(new CustomEvent(EVENT.messages, { detail: { at, add: [message] } }));
     this.dispatchEvent(new Event(EVENT.meta));
-    await this.#ready;
+    await this.#ready.promise;
     const queued = this.#queued.indexOf(message);
     if (queued < 0) return undefined; // taken back with Stop
     this.#queued.splice(queued, 1);
@@ -258,7 +241,7 @@ export class WidgetClient extends EventTarget {
 
   /** Resolves once no turn runs: at once when idle, else when the running one settles. */
   settled() {
-    return this.#ready.then(() => new Promise((resolve) => {
+    return this.#ready.promise.then(() => new Promise((resolve) => {
       const check = () => {
         if (this.state.busy) return;
         this.removeEventListener(EVENT.meta, check);
@@ -289,26 +272,10 @@ export class WidgetClient extends EventTarget {
     if (this.state.unfinished) this.call("pickUp").catch(() => {}); // failures arrive as alerts
   }
 
-  async #runTool(name, argsText) {
-    const tool = this.tools.get(name);
-    if (!tool) return `Error: the tool "${name}" is no longer available.`;
-    if (tool.approval) {
-      const waiting = new AbortController();
-      this.#approvals.add(waiting);
-      try {
-        const approved = await this.approve({ name, arguments: argsText }, waiting.signal);
-        if (!approved) return "The person declined to run this tool.";
-      } finally {
-        this.#approvals.delete(waiting);
-      }
-    }
-    const result = await tool.handler(JSON.parse(argsText));
-    return typeof result === "string" ? result : JSON.stringify(result);
-  }
-
   #onEvent({ kind, data }) {
     if (kind === EVENT.draft) {
-      this.#applyDraft(data);
+      this.draft = nextDraft(this.draft, data);
+      this.dispatchEvent(new Event(EVENT.draft));
       return;
     }
     const value = JSON.parse(data);
@@ -330,7 +297,7 @@ export class WidgetClient extends EventTarget {
       this.state.messages.splice(value.at, Infinity, ...value.add);
       this.dispatchEvent(new CustomEvent(EVENT.messages, { detail: value }));
     } else if (kind === EVENT.stopping) {
-      for (const waiting of this.#approvals) waiting.abort();
+      this.tools.letGo();
     } else if (kind === EVENT.history) {
       this.history = applyListChange(this.history, value);
       this.dispatchEvent(new Event(EVENT.history));
@@ -338,24 +305,38 @@ export class WidgetClient extends EventTarget {
       this.dispatchEvent(new CustomEvent(EVENT.alert, { detail: value }));
     }
   }
+}
 
-  /**
-   * The answer being written: `[at, text, calls?]` appends `text` at offset `at` (0 starts a
-   * new answer) and replaces the tool calls when given; `null` means it has settled.
-   * @param {[number, string, any[]?] | null} change
-   */
-  #applyDraft(change) {
-    if (change === null) {
-      this.draft = null;
-    } else {
-      const [at, text, calls] = change;
-      const before = at === 0 || !this.draft ? "" : (this.draft.content ?? "").slice(0, at);
-      const toolCalls = calls ?? (at === 0 ? undefined : this.draft?.tool_calls);
-      this.draft = { role: "assistant", content: before + text };
-      if (toolCalls) this.draft.tool_calls = toolCalls;
-    }
-    this.dispatchEvent(new Event(EVENT.draft));
-  }
+/**
+ * The answer being written after a change: `[at, text, calls?]` appends `text` at offset `at`
+ * (0 starts a new answer) and replaces the tool calls when given; `null` means it has settled.
+ * @param {Message | null} draft @param {[number, string, any[]?] | null} change
+ * @returns {Message | null}
+ */
+function nextDraft(draft, change) {
+  if (change === null) return null;
+  const [at, text, calls] = change;
+  const before = at === 0 || !draft ? "" : (draft.content ?? "").slice(0, at);
+  const toolCalls = calls ?? (at === 0 ? undefined : draft?.tool_calls);
+  const next = { role: "assistant", content: before + text };
+  return toolCalls ? { ...next, tool_calls: toolCalls } : next;
+}
+
+/** A promise with its resolve and reject. */
+function deferred() {
+  /** @type {(value: any) => void} */
+  let resolve = () => {};
+  /** @type {(error: any) => void} */
+  let reject = () => {};
+  const promise = new Promise((yes, no) => ((resolve = yes), (reject = no)));
+  return { promise, resolve, reject };
+}
+
+/** How many messages from the start two lists share (those drawn stay drawn). */
+function sameUpTo(/** @type {Message[]} */ shown, /** @type {Message[]} */ now) {
+  let at = 0;
+  while (at < shown.length && at < now.length && JSON.stringify(shown[at]) === JSON.stringify(now[at])) at++;
+  return at;
 }
 
 /**

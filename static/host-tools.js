@@ -1,0 +1,63 @@
+// The host page's tools (`element.registerTool`): kept on the page, declared to Python, and
+// run here when the model calls one, after the person approves when the tool asks for that.
+
+/** @typedef {import("./client.js").ToolDefinition} ToolDefinition */
+
+export class HostTools {
+  /** @type {Map<string, ToolDefinition>} */
+  #tools = new Map();
+  /** @type {Set<AbortController>} approvals waiting for the person */
+  #approvals = new Set();
+  /**
+   * Asks the person before a tool marked `approval` runs; the view replaces it. The signal
+   * aborts when the turn is stopped, which counts as a refusal.
+   */
+  approve = async (/** @type {{name: string, arguments: string}} */ _call, /** @type {AbortSignal} */ _signal) => false;
+
+  /**
+   * Keeps `tool`; returns the function that takes it back. `changed(tool, added)` tells
+   * Python (now, or once it runs).
+   * @param {ToolDefinition} tool @param {(tool: ToolDefinition, added: boolean) => void} changed
+   */
+  add(tool, changed) {
+    if (!tool || typeof tool.name !== "string" || !/^[\w-]{1,64}$/.test(tool.name)) {
+      throw new TypeError("registerTool needs a name of letters, digits, _ or - (at most 64).");
+    }
+    if (typeof tool.handler !== "function") throw new TypeError(`Tool "${tool.name}" needs a handler function.`);
+    this.#tools.set(tool.name, tool);
+    changed(tool, true);
+    return () => {
+      if (this.#tools.get(tool.name) !== tool) return;
+      this.#tools.delete(tool.name);
+      changed(tool, false);
+    };
+  }
+
+  /** Every tool kept, to declare to Python once it runs. */
+  all() {
+    return [...this.#tools.values()];
+  }
+
+  /** Runs the tool `name` with the model's arguments (JSON text); its result as text. */
+  async run(/** @type {string} */ name, /** @type {string} */ argsText) {
+    const tool = this.#tools.get(name);
+    if (!tool) return `Error: the tool "${name}" is no longer available.`;
+    if (tool.approval) {
+      const waiting = new AbortController();
+      this.#approvals.add(waiting);
+      try {
+        const approved = await this.approve({ name, arguments: argsText }, waiting.signal);
+        if (!approved) return "The person declined to run this tool.";
+      } finally {
+        this.#approvals.delete(waiting);
+      }
+    }
+    const result = await tool.handler(JSON.parse(argsText));
+    return typeof result === "string" ? result : JSON.stringify(result);
+  }
+
+  /** A stop began: every approval still waiting is let go (a refusal). */
+  letGo() {
+    for (const waiting of this.#approvals) waiting.abort();
+  }
+}
