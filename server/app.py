@@ -22,7 +22,7 @@ from .counters import Counters, LocalCounters, RedisCounters, redis_client
 from .demo import DemoTransport
 from .errors import APIError
 from .hosts import HostGuard
-from .limits import Budgets, RateLimiter
+from .limits import Budgets, RateLimiter, StreamSlots
 from .offline import OfflineManifest
 from .proxy import chat_completions
 from .security import HardeningHeaders, OriginGuard, page_policy, route_path
@@ -105,6 +105,7 @@ def create_app(
     app.state.upstream = upstream
     app.state.identity = ClientIdentity(settings.forwarded_allow_ips, settings.client_secret)
     app.state.rate_limiter = RateLimiter(settings.rate_limit, counters)
+    app.state.slots = StreamSlots(settings.client_streams)
     app.state.budgets = Budgets(settings.client_daily_tokens, settings.daily_tokens, counters)
     app.state.turns = (
         Turns(redis_client(settings.redis_url), idle_seconds=settings.upstream_timeout + 5)

@@ -1,4 +1,5 @@
-"""Request limits: a bounded body reader, a per-client rate limit and daily token budgets."""
+"""Request limits: a bounded body reader, a per-client rate limit, answers in flight per
+client, and daily token budgets."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections.abc import Callable
 
 import anyio
 from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from .counters import Counters
 from .errors import APIError
@@ -75,6 +78,70 @@ class RateLimiter:
                 "rate_limited",
                 headers={"Retry-After": str(retry_after)},
             )
+
+
+Release = Callable[[], None]
+
+
+class StreamSlots:
+    """At most `per_client` answers in flight for one client (0: no cap), in this process.
+
+    The rate limit counts starts; this counts what is still running, so one client cannot
+    hold every upstream connection while others wait. An answer kept for a reload holds its
+    slot until it ends, and a reader of a kept answer holds one while it reads.
+    """
+
+    def __init__(self, per_client: int) -> None:
+        self.per_client = per_client
+        self._open: dict[str, int] = {}
+
+    def take(self, client: str) -> Release:
+        """One slot for `client`, or 429; returns the function that gives it back (once)."""
+        if self.per_client <= 0:
+            return _nothing
+        if self._open.get(client, 0) >= self.per_client:
+            raise APIError(
+                429,
+                f"Too many answers at once: at most {self.per_client} for one client. "
+                "Wait for one to finish.",
+                "too_many_streams",
+                headers={"Retry-After": "1"},
+            )
+        self._open[client] = self._open.get(client, 0) + 1
+        given_back = False
+
+        def release() -> None:
+            nonlocal given_back
+            if given_back:
+                return
+            given_back = True
+            left = self._open.pop(client) - 1
+            if left:
+                self._open[client] = left
+
+        return release
+
+    def open(self, client: str) -> int:
+        return self._open.get(client, 0)
+
+
+class Releasing(Response):
+    """A response that gives its slot back once it has been sent (or its client left)."""
+
+    def __init__(self, response: Response, release: Release) -> None:
+        super().__init__()
+        self.response = response
+        self.release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.response(scope, receive, send)
+        finally:
+            self.release()
+
+
+def _nothing() -> None:
+    pass
 
 
 class Budgets:

@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
-from .limits import Budgets, read_body
+from .limits import Budgets, Release, Releasing, read_body
 from .requests import checked_messages
 from .settings import Settings
 from .upstream import EventStream, UpstreamCall, no_receive, while_connected
@@ -36,7 +36,9 @@ FORWARDED_FIELDS = frozenset(
 class TurnKeeper(Protocol):
     """Keeps a streamed answer running for a reload to pick up (`server.turns.Turns`)."""
 
-    async def begin(self, call: UpstreamCall, client: str) -> Response | None: ...
+    async def begin(self, call: UpstreamCall, client: str, release: Release) -> Response | None:
+        """Start `call` as a turn that gives the client's slot back (`release`) when it ends;
+        None when the turn cannot be kept (Redis away)."""
 
 
 async def chat_completions(request: Request) -> Response:
@@ -56,12 +58,17 @@ async def chat_completions(request: Request) -> Response:
         await budgets.spend(client, tokens)
 
     call = UpstreamCall(request.app.state.upstream.get(), where, payload, on_usage=spend)
-    turns: TurnKeeper | None = request.app.state.turns
-    if call.streams and turns is not None:
-        resumable = await turns.begin(call, client)
-        if resumable is not None:  # None: Redis is unreachable, so as without it
-            return resumable
-    return UpstreamResponse(call)
+    release = request.app.state.slots.take(client)  # 429 with too many answers in flight
+    try:
+        turns: TurnKeeper | None = request.app.state.turns
+        if call.streams and turns is not None:
+            resumable = await turns.begin(call, client, release)
+            if resumable is not None:  # None: Redis is unreachable, so as without it
+                return resumable
+        return Releasing(UpstreamResponse(call), release)
+    except BaseException:
+        release()
+        raise
 
 
 def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:

@@ -47,6 +47,7 @@ class Settings:
     instructions: str = ""
     allowed_hosts: tuple[str, ...] = ()
     body_timeout: float = 10.0
+    client_streams: int = 4
     config: str | None = None
     #: several upstreams, from `config` (see server/providers.py); empty: one upstream
     providers: tuple[Provider, ...] = ()
@@ -83,6 +84,8 @@ class Settings:
                 raise SettingsError(f"{name} must be at least 1")
         if self.client_daily_tokens < 0 or self.daily_tokens < 0:
             raise SettingsError("token budgets must be 0 (none) or more")
+        if self.client_streams < 0:
+            raise SettingsError("client_streams must be 0 (no cap) or more")
         if not self.body_timeout > 0:
             raise SettingsError("body_timeout must be more than 0 seconds")
         for proxy in self.forwarded_allow_ips:
@@ -172,6 +175,8 @@ OPTIONS: tuple[Option, ...] = (
            "seconds a request body may take to arrive whole (then 408)", float),
     Option("rate_limit", "--rate-limit", "CHATKEEP_RATE_LIMIT",
            "requests per minute per client; 0 turns it off", int),
+    Option("client_streams", "--client-streams", "CHATKEEP_CLIENT_STREAMS",
+           "answers in flight per client, kept ones and their readers too; 0: no cap", int),
     Option("upstream_timeout", "--upstream-timeout", "CHATKEEP_UPSTREAM_TIMEOUT",
            "seconds to wait for the upstream to connect or send the next bytes", float),
     Option("max_tokens", "--max-tokens", "CHATKEEP_MAX_TOKENS",

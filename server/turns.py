@@ -32,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .errors import APIError
+from .limits import Release, Releasing
 from .live_turn import LiveTurn
 from .turn_readers import TURN_HEADER, LiveTurnResponse, StoredTurnResponse
 from .turn_store import KEEP_SECONDS, TurnStore
@@ -64,8 +65,9 @@ class Turns:
         self.live: dict[str, LiveTurn] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def begin(self, call: UpstreamCall, client: str) -> Response | None:
-        """Start `call` as a turn and answer with its events; None when Redis is away."""
+    async def begin(self, call: UpstreamCall, client: str, release: Release) -> Response | None:
+        """Start `call` as a turn and answer with its events; None when Redis is away. The
+        client's slot (`release`) is given back when the turn ends, not when the page leaves."""
         turn = LiveTurn(secrets.token_urlsafe(18), owner_of(client))
         try:
             await self.store.open(turn.id, turn.owner)
@@ -77,6 +79,7 @@ class Turns:
         task = asyncio.create_task(self._run(turn, call))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(lambda _: release())
         return LiveTurnResponse(turn)
 
     async def resume(self, request: Request) -> Response:
@@ -95,7 +98,9 @@ class Turns:
             refused = json.loads(first[0][1]["refused"])
             return Response(refused["body"], status_code=refused["status"],
                             media_type="application/json")  # fmt: skip
-        return StoredTurnResponse(self.store, turn_id, int(text), first, self.idle_seconds)
+        release = request.app.state.slots.take(client)  # a reader holds a slot while it reads
+        reader = StoredTurnResponse(self.store, turn_id, int(text), first, self.idle_seconds)
+        return Releasing(reader, release)
 
     async def stop(self, request: Request) -> Response:
         """`DELETE /api/chat/turns/<id>`: the turn ends within a second, wherever it runs."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Iterator
@@ -163,3 +164,24 @@ def test_upstream_statuses_are_mapped(
         response = httpx.post(f"{server.url}/api/chat/completions", json=chat())
     assert response.status_code == ours
     assert set(response.json()["error"]) == {"message", "type", "code"}
+
+
+def test_one_client_cannot_hold_every_answer_at_once(upstream: tuple[FakeUpstream, str]) -> None:
+    """The attack: open answers and never leave, until the upstream pool is full and everyone
+    else waits. Each client has `--client-streams` answers in flight at most."""
+    fake, url = upstream
+    fake.mode = "slow_stream"
+    with (
+        proxy(url, client_streams=2, rate_limit=0) as server,
+        httpx.Client() as http,
+        contextlib.ExitStack() as streams,
+    ):
+        endpoint = f"{server.url}/api/chat/completions"
+        first = streams.enter_context(http.stream("POST", endpoint, json=chat(stream=True)))
+        second = streams.enter_context(http.stream("POST", endpoint, json=chat(stream=True)))
+        third = http.post(endpoint, json=chat(stream=True))
+        assert (first.status_code, second.status_code) == (200, 200)
+        assert third.status_code == 429 and third.headers["retry-after"] == "1"
+        assert third.json()["error"]["code"] == "too_many_streams"
+        first.close()  # one answer ends: its slot is free again
+        wait_for(lambda: http.post(endpoint, json=chat()).status_code == 200, timeout=5)

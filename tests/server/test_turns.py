@@ -202,3 +202,25 @@ def test_with_redis_away_a_page_that_leaves_cancels_its_answer_as_before(
             next(lines), next(lines)  # the mirror has met the closed Redis by now
             left = time.monotonic()
         assert fake.seconds_to_end(left) < 1.0  # nobody could pick it up: cancelled
+
+
+def test_a_kept_answer_and_its_readers_count_as_answers_in_flight(
+    redis: RedisServer, slow_upstream: tuple[FakeUpstream, str]
+) -> None:
+    """With Redis an answer runs on after the page leaves: it holds the client's slot until it
+    ends, and a reader holds one while it reads, so leaving and reading again opens nothing."""
+    fake, upstream = slow_upstream
+    with through(redis, upstream, "--client-streams", "1", "--rate-limit", "0") as server:
+        with httpx.stream("POST", f"{server.url}/api/chat/completions",
+                          json=QUESTION, timeout=30) as response:  # fmt: skip
+            turn = response.headers[TURN]
+        busy = httpx.get(f"{server.url}/api/chat/turns/{turn}?after=0", timeout=10)
+        another = start(server.url)
+        assert (busy.status_code, another.status_code) == (429, 429)
+        assert busy.json()["error"]["code"] == "too_many_streams"
+        fake.seconds_to_end(time.monotonic(), wait=10)  # the kept answer runs to its end
+        deadline = time.monotonic() + 5  # and gives its slot back as it ends
+        while (reader := httpx.get(f"{server.url}/api/chat/turns/{turn}?after=0")).status_code \
+                == 429 and time.monotonic() < deadline:  # fmt: skip
+            time.sleep(0.05)
+        assert reader.status_code == 200 and "[DONE]" in reader.text
