@@ -49,7 +49,10 @@ def redis_client(url: str) -> Any:
 
 class Counters(Protocol):
     async def hit(self, key: str, window: float, limit: int) -> float | None: ...
-    async def add(self, key: str, amount: int, ttl: float) -> None: ...
+    async def add(self, key: str, amount: int, ttl: float) -> int:
+        """Add `amount` (negative to give back); the new total, in one atomic step."""
+        ...
+
     async def total(self, key: str) -> int: ...
 
 
@@ -73,11 +76,12 @@ class LocalCounters:
         hits.append(now)
         return None
 
-    async def add(self, key: str, amount: int, ttl: float) -> None:
+    async def add(self, key: str, amount: int, ttl: float) -> int:
         total, _ = self._sums.get(key, (0, 0.0))
         if key not in self._sums or self._sums[key][1] <= self._clock():
             total = 0
         self._sums[key] = (total + amount, self._clock() + ttl)
+        return total + amount
 
     async def total(self, key: str) -> int:
         total, expires = self._sums.get(key, (0, 0.0))
@@ -115,14 +119,15 @@ class RedisCounters:
             return wait  # from the fallback
         return None if int(wait) == 0 else max(1.0, math.ceil(int(wait) / 1000))
 
-    async def add(self, key: str, amount: int, ttl: float) -> None:
+    async def add(self, key: str, amount: int, ttl: float) -> int:
         name = f"{self.prefix}:sum:{key}"
 
-        async def in_redis() -> None:
+        async def in_redis() -> int:
             async with self.client.pipeline(transaction=True) as pipe:
-                await pipe.incrby(name, amount).expire(name, math.ceil(ttl)).execute()
+                total, _ = await pipe.incrby(name, amount).expire(name, math.ceil(ttl)).execute()
+            return int(total)
 
-        await self._shared(in_redis(), lambda: self.fallback.add(key, amount, ttl))
+        return int(await self._shared(in_redis(), lambda: self.fallback.add(key, amount, ttl)))
 
     async def total(self, key: str) -> int:
         value = await self._shared(
@@ -135,7 +140,7 @@ class RedisCounters:
 
         try:
             result = await action
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+        except (redis.exceptions.RedisError, OSError) as exc:  # away, full (OOM), or broken
             if not self._failing:
                 log.warning(
                     "Redis is unreachable (%s): counting in this process until it is back", exc

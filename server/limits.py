@@ -147,11 +147,13 @@ def _nothing() -> None:
 class Budgets:
     """Tokens a client, and the whole server, may use in a (UTC) day; 0 means no budget.
 
-    Spent from the upstream's reported usage as each answer ends; checked before a request
-    goes upstream, so a used-up budget costs nothing more.
+    Each request reserves an estimate as it is admitted (checked and counted in one step);
+    the upstream's reported usage replaces the estimate as the answer ends.
     """
 
     DAY = 86_400
+    #: how long a day's counts are kept: past midnight, for answers still settling
+    KEEP = 2 * DAY
 
     def __init__(
         self, per_client: int, per_server: int, counters: Counters,
@@ -173,26 +175,59 @@ class Budgets:
             (self.per_server, f"tokens:{day}:server", "this server's"),
         ):
             if budget > 0 and await self.counters.total(key) >= budget:
-                raise APIError(
-                    429,
-                    f"The daily budget of {budget:,} tokens is used up ({whose} budget). "
-                    f"It renews at midnight UTC, in {retry_after // 3600} h "
-                    f"{retry_after % 3600 // 60} min.",
-                    "budget_exhausted",
-                    headers={"Retry-After": str(retry_after)},
-                )
+                raise _used_up(budget, whose, retry_after)
 
-    async def spend(self, client: str, tokens: int) -> None:
-        if tokens <= 0 or not self.active:
-            return
-        day, _ = self._today()
-        ttl = 2 * self.DAY
-        if self.per_client > 0:
-            await self.counters.add(f"tokens:{day}:client:{client}", tokens, ttl)
-        if self.per_server > 0:
-            await self.counters.add(f"tokens:{day}:server", tokens, ttl)
+    async def reserve(self, client: str, estimate: int) -> Reservation:
+        """Count `estimate` tokens against every budget in the same step as checking it, or
+        raise 429: requests sent together cannot all pass a check made before any of them
+        spends. The answer's reported usage corrects the estimate (`Reservation.settle`)."""
+        day, retry_after = self._today()
+        taken: list[str] = []
+        for budget, key, whose in (
+            (self.per_client, f"tokens:{day}:client:{client}", "your"),
+            (self.per_server, f"tokens:{day}:server", "this server's"),
+        ):
+            if budget <= 0:
+                continue
+            total = await self.counters.add(key, estimate, self.KEEP)
+            taken.append(key)
+            if total - estimate >= budget:
+                for spent in taken:
+                    await self.counters.add(spent, -estimate, self.KEEP)
+                raise _used_up(budget, whose, retry_after)
+        return Reservation(self.counters, taken, estimate, self.KEEP)
 
     def _today(self) -> tuple[int, int]:
         now = self._clock()
         day = int(now // self.DAY)
         return day, max(1, math.ceil((day + 1) * self.DAY - now))
+
+
+class Reservation:
+    """Tokens counted for one request before it went upstream; `settle` puts the real number
+    in their place, once, however the answer ended."""
+
+    def __init__(self, counters: Counters, keys: list[str], estimate: int, ttl: float) -> None:
+        self.counters = counters
+        self.keys = keys
+        self.estimate = estimate
+        self.ttl = ttl
+        self._settled = False
+
+    async def settle(self, tokens: int) -> None:
+        if self._settled:
+            return
+        self._settled = True
+        if tokens != self.estimate:
+            for key in self.keys:
+                await self.counters.add(key, tokens - self.estimate, self.ttl)
+
+
+def _used_up(budget: int, whose: str, retry_after: int) -> APIError:
+    return APIError(
+        429,
+        f"The daily budget of {budget:,} tokens is used up ({whose} budget). "
+        f"It renews at midnight UTC, in {retry_after // 3600} h {retry_after % 3600 // 60} min.",
+        "budget_exhausted",
+        headers={"Retry-After": str(retry_after)},
+    )

@@ -11,6 +11,7 @@ pick up (server/turns.py).
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Protocol
 
 from starlette.requests import Request
@@ -51,15 +52,22 @@ async def chat_completions(request: Request) -> Response:
     payload = clean_payload(body, settings)
     where = settings.destination(payload["model"])
     payload["model"] = where.model  # the upstream knows the bare name
-    if budgets.active and payload["stream"]:
-        payload["stream_options"] = {**(payload.get("stream_options") or {}), "include_usage": True}
-
-    async def spend(tokens: int) -> None:
-        await budgets.spend(client, tokens)
-
-    call = UpstreamCall(request.app.state.upstream.get(), where, payload, on_usage=spend)
+    if payload["stream"]:
+        # Only `include_usage` of the client's options: others (vLLM's continuous usage) would
+        # have every chunk report usage.
+        asked = (payload.get("stream_options") or {}).get("include_usage") is True
+        payload["stream_options"] = {"include_usage": asked or budgets.active}
     release = request.app.state.slots.take(client)  # 429 with too many answers in flight
     try:
+        # Counted as admitted, in the same step as the check; corrected as the answer ends.
+        reservation = await budgets.reserve(client, estimated_tokens(payload))
+
+        async def settle(reported: int | None, streamed_chars: int) -> None:
+            if reported is None:  # no report (a stop, a disconnect, an upstream that ignores it)
+                reported = reservation.estimate + math.ceil(streamed_chars / 4)
+            await reservation.settle(reported)
+
+        call = UpstreamCall(request.app.state.upstream.get(), where, payload, on_end=settle)
         turns: TurnKeeper | None = request.app.state.turns
         if call.streams and turns is not None:
             resumable = await turns.begin(call, client, release)
@@ -69,6 +77,13 @@ async def chat_completions(request: Request) -> Response:
     except BaseException:
         release()
         raise
+
+
+def estimated_tokens(payload: dict[str, Any]) -> int:
+    """What a request costs at least: its prompt's characters / 4, rounded up."""
+    prompt = json.dumps(payload["messages"], ensure_ascii=False)
+    tools = json.dumps(payload.get("tools") or [], ensure_ascii=False)
+    return math.ceil((len(prompt) + len(tools)) / 4)
 
 
 def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:

@@ -41,6 +41,11 @@ class StreamSink(Protocol):
         """No more events; `done` when the answer is complete (`[DONE]`), else after an error."""
 
 
+#: told once, however an answer ended: the upstream's last reported `total_tokens` (None
+#: without a report) and the characters of the answer that streamed
+Ended = Callable[[int | None, int], Awaitable[None]]
+
+
 @dataclass
 class UpstreamCall:
     """One request to one upstream, relayed as a whole answer or into a `StreamSink`."""
@@ -48,7 +53,11 @@ class UpstreamCall:
     http: httpx.AsyncClient
     where: Destination
     payload: dict[str, Any]
-    on_usage: Callable[[int], Awaitable[None]] | None = None
+    on_end: Ended | None = None
+    #: the last usage the upstream reported (cumulative reports: the last one counts)
+    reported: int | None = None
+    streamed_chars: int = 0
+    _told: bool = False
 
     @property
     def streams(self) -> bool:
@@ -64,6 +73,12 @@ class UpstreamCall:
 
     async def stream_into(self, sink: StreamSink) -> None:
         """Relay a streamed answer; every outcome, failures too, reaches `sink`."""
+        try:
+            await self._stream_into(sink)
+        finally:
+            await self._ended()
+
+    async def _stream_into(self, sink: StreamSink) -> None:
         try:
             response = await self.http.send(self._request(), stream=True)
         except httpx.HTTPError as exc:
@@ -91,8 +106,7 @@ class UpstreamCall:
                     raise ValueError("an event that is not an object")
                 if "error" in event:
                     raise APIError(502, _message_of(event["error"]), "upstream_error")
-                if event.get("usage"):
-                    await self._spend(event)
+                self._note(event)
                 finished = finished or _has_finish_reason(event)
                 if (
                     "\n" in data
@@ -120,6 +134,12 @@ class UpstreamCall:
     async def whole(self) -> Response:
         """A non-streamed answer, or the error response that replaces it."""
         try:
+            return await self._whole()
+        finally:
+            await self._ended()
+
+    async def _whole(self) -> Response:
+        try:
             response = await self.http.send(self._request(), stream=True)
         except httpx.HTTPError as exc:
             return _upstream_error(exc).response()
@@ -130,7 +150,7 @@ class UpstreamCall:
             data = json.loads(body)
             if not isinstance(data, dict) or "choices" not in data:
                 raise ValueError("not a chat completion")
-            await self._spend(data)
+            self._note(data)
         except httpx.HTTPError as exc:
             return _upstream_error(exc).response()
         except ValueError:
@@ -139,11 +159,28 @@ class UpstreamCall:
             await response.aclose()
         return Response(json.dumps(data), media_type="application/json")
 
-    async def _spend(self, event: dict[str, Any]) -> None:
+    def _note(self, event: dict[str, Any]) -> None:
+        """What an event says of the answer's cost: its usage report, its characters."""
         usage = event.get("usage")
         total = usage.get("total_tokens") if isinstance(usage, dict) else None
-        if self.on_usage is not None and isinstance(total, int) and not isinstance(total, bool):
-            await self.on_usage(total)
+        if isinstance(total, int) and not isinstance(total, bool):
+            self.reported = total
+        for choice in event.get("choices") or ():
+            part = (
+                choice.get("delta") or choice.get("message") if isinstance(choice, dict) else None
+            )
+            if isinstance(part, dict):
+                self.streamed_chars += len(str(part.get("content") or ""))
+                if part.get("tool_calls"):
+                    self.streamed_chars += len(json.dumps(part["tool_calls"]))
+
+    async def _ended(self) -> None:
+        """Tell `on_end` once, even when the client left and this task is being cancelled."""
+        if self.on_end is None or self._told:
+            return
+        self._told = True
+        with anyio.CancelScope(shield=True):
+            await self.on_end(self.reported, self.streamed_chars)
 
 
 class EventStream:

@@ -3,6 +3,7 @@ operator's limits, reach the operator's network, or make the server fail."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import subprocess
@@ -14,10 +15,11 @@ import httpx
 from hypothesis import given
 from hypothesis import strategies as st
 from localclient import TestClient
-from test_proxy import SSE, Chunks, Upstream, chat, make_client
+from test_proxy import SSE, Chunks, Upstream, chat, delta, make_client, sse
 
 from server import Settings, create_app, sign_client_token
 from server.demo import asked_city
+from server.proxy import estimated_tokens
 from server.testing import ChatkeepServer
 
 
@@ -205,3 +207,84 @@ def test_a_body_trickled_a_byte_at_a_time_is_cut_off() -> None:
                 answer += connection.recv(4096).decode()
     assert answer.startswith("HTTP/1.1 408"), answer[:200]
     assert "body_timeout" in answer
+
+
+# -- budgets: what a request costs is counted as it is admitted -------------------------------
+
+
+def spent_today(app: Any) -> int:
+    """The server-wide budget's count of today's tokens."""
+    budgets = app.state.budgets
+    day = int(budgets._clock() // budgets.DAY)
+    total: int = asyncio.run(budgets.counters.total(f"tokens:{day}:server"))
+    return total
+
+
+def budget_app(runtime_dir: Path, upstream: Upstream, daily: int) -> Any:
+    settings = Settings(upstream="https://models.example/v1", models=("gpt-a",),
+                        daily_tokens=daily, rate_limit=0, client_streams=0)  # fmt: skip
+    return create_app(settings, transport=httpx.MockTransport(upstream), runtime_dir=runtime_dir)
+
+
+def test_an_answer_without_a_usage_report_still_costs_its_prompt(runtime_dir: Path) -> None:
+    """The attack: a long prompt, and an upstream that ignores include_usage (or a client that
+    leaves at the first byte): the budget used to record 0."""
+
+    async def no_report(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, headers=SSE, stream=Chunks(*sse(delta("Hi!!", "stop"), "[DONE]"))
+        )
+
+    upstream = Upstream(no_report)
+    app = budget_app(runtime_dir, upstream, daily=1_000_000)
+    body = chat(stream=True, messages=[{"role": "user", "content": "x" * 4000}])
+    with TestClient(app) as http:
+        http.post("/api/chat/completions", json=body)
+        spent = spent_today(app)
+    assert spent == estimated_tokens(upstream.bodies[0]) + 1  # the prompt, and "Hi!!" / 4
+
+
+def test_cumulative_usage_in_every_chunk_is_counted_once(runtime_dir: Path) -> None:
+    """The attack: stream_options.continuous_usage_stats makes vLLM put the running total in
+    every chunk; each was spent, and a few answers used up the day for everyone."""
+
+    async def running_totals(request: httpx.Request) -> httpx.Response:
+        events = [{**delta(f"w{n}"), "usage": {"total_tokens": 100 * n}} for n in range(1, 6)]
+        stream = Chunks(*sse(*events, delta("", "stop"), "[DONE]"))
+        return httpx.Response(200, headers=SSE, stream=stream)
+
+    upstream = Upstream(running_totals)
+    app = budget_app(runtime_dir, upstream, daily=1_000_000)
+    options = {"include_usage": True, "continuous_usage_stats": True}
+    with TestClient(app) as http:
+        http.post("/api/chat/completions", json=chat(stream=True, stream_options=options))
+        spent = spent_today(app)
+    assert spent == 500  # the last report replaces the estimate, once
+    assert upstream.bodies[0]["stream_options"] == {"include_usage": True}
+
+
+def test_requests_sent_together_cannot_all_pass_the_budget(runtime_dir: Path) -> None:
+    """The attack: 60 requests at once, each checked before any had spent."""
+
+    async def slow(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(0.05)
+        return httpx.Response(200, json={"object": "chat.completion", "usage": {"total_tokens": 50},
+                                         "choices": [{"index": 0, "message": {
+                                             "role": "assistant", "content": "Hi"}}]})  # fmt: skip
+
+    app = budget_app(runtime_dir, Upstream(slow), daily=200)
+    body = chat(messages=[{"role": "user", "content": "x" * 160}])  # about 50 tokens each
+
+    async def burst() -> list[int]:
+        transport = httpx.ASGITransport(app)
+        async with (
+            app.router.lifespan_context(app),
+            httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http,
+        ):
+            answers = await asyncio.gather(
+                *(http.post("/api/chat/completions", json=body) for _ in range(60))
+            )
+        return [answer.status_code for answer in answers]
+
+    statuses = asyncio.run(burst())
+    assert statuses.count(200) <= 5 and statuses.count(429) >= 55

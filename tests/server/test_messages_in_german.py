@@ -77,7 +77,7 @@ def said_by_limits() -> list[str]:
     said.append(caught(lambda: limiter.check("ann")))
     for per_client, per_server in ((10, 0), (0, 10)):
         budgets = Budgets(per_client, per_server, LocalCounters())
-        asyncio.run(budgets.spend("ann", 25))
+        asyncio.run(budgets.reserve("ann", 25))
         said.append(caught(lambda b=budgets: b.check("ann")))  # type: ignore[misc]
     return said
 
