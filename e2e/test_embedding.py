@@ -17,12 +17,15 @@ class HostSite:
 
     def __init__(self) -> None:
         self.html = b""
+        self.headers: dict[str, str] = {}
         site = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 self.send_response(200)
                 self.send_header("content-type", "text/html; charset=utf-8")
+                for name, value in site.headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(site.html)
 
@@ -89,3 +92,26 @@ def test_an_origin_not_allowed_cannot_use_the_api(
     )
     other.close()
     assert status == "blocked"  # refused by the server (403) and unreadable without CORS
+
+
+def host_policy(chat_url: str, *, webassembly: bool = True) -> str:
+    """The Content-Security-Policy docs/deployment.md gives a host page, word for word."""
+    wasm = " 'wasm-unsafe-eval'" if webassembly else ""
+    return (f"default-src 'none'; script-src {chat_url}{wasm}; style-src {chat_url}; "
+            f"connect-src {chat_url}; worker-src blob:; img-src data:")  # fmt: skip
+
+
+def test_a_policy_that_blocks_webassembly_is_named_within_seconds(
+    page: Page, sites: tuple[HostSite, RunningServer]
+) -> None:
+    """Tried on main: the widget showed its loading state for three minutes and said nothing."""
+    host, chat = sites
+    host.headers = {"content-security-policy": host_policy(chat.url, webassembly=False)}
+    try:
+        page.goto(f"{host.origin}/without-webassembly")
+        alert = page.get_by_role("alert")  # not a loading bar for ever: what to allow, at once
+        expect(alert).to_contain_text("'wasm-unsafe-eval'", timeout=10_000)
+        expect(alert).to_contain_text("Content-Security-Policy")
+        expect(page.get_by_role("progressbar")).to_have_count(0)
+    finally:
+        host.headers = {}

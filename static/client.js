@@ -32,6 +32,10 @@ import { HostTools } from "./host-tools.js";
  */
 
 const WORKER_URL = new URL("./worker.js", import.meta.url);
+/** Why a worker that never ran most likely did not: the page's policy, and what it must allow. */
+const NOT_STARTED = "The chat's worker could not start. If this page has a Content-Security-Policy, "
+  + `it must allow ${WORKER_URL.origin} and 'wasm-unsafe-eval' in script-src, and `
+  + `${WORKER_URL.origin === location.origin ? "'self'" : "blob:"} in worker-src.`;
 /** A new conversation's meta, before anything is known. */
 const EMPTY = { id: "", title: "", model: "", provider: null, thinking: "off", busy: false, usage: null };
 const HISTORY_MODES = ["local", "memory", "off"];
@@ -112,7 +116,12 @@ export class WidgetClient extends EventTarget {
   start() {
     if (this.#worker) return;
     const config = this.#config;
-    this.#worker = createWorker(WORKER_URL);
+    try {
+      this.#worker = createWorker(WORKER_URL);
+    } catch {
+      this.#ready.reject(new Error(NOT_STARTED));
+      return;
+    }
     const channel = new Channel(this.#worker, {
       event: (message) => this.#onEvent(message),
       [REQUEST.callTool]: ({ name, arguments: args }) => this.tools.run(name, args),
@@ -121,7 +130,7 @@ export class WidgetClient extends EventTarget {
     }, "p");
     this.#channel = channel;
     this.#worker.addEventListener("error", (event) => {
-      channel.close(`The chat's worker failed: ${event.message || "it could not start"}.`);
+      channel.close(event.message ? `The chat's worker failed: ${event.message}.` : NOT_STARTED);
     });
     channel.request(KIND.init, { config }).then(({ operations, start, fromSnapshot }) => {
       this.operations = operations;
@@ -241,15 +250,7 @@ export class WidgetClient extends EventTarget {
 
   /** Resolves once no turn runs: at once when idle, else when the running one settles. */
   settled() {
-    return this.#ready.promise.then(() => new Promise((resolve) => {
-      const check = () => {
-        if (this.state.busy) return;
-        this.removeEventListener(EVENT.meta, check);
-        resolve(undefined);
-      };
-      this.addEventListener(EVENT.meta, check);
-      check();
-    }));
+    return this.#ready.promise.then(untilIdle);
   }
 
   /** Stores the last complete state, then stops the worker (if it ever started). */
@@ -320,6 +321,19 @@ function nextDraft(draft, change) {
   const toolCalls = calls ?? (at === 0 ? undefined : draft?.tool_calls);
   const next = { role: "assistant", content: before + text };
   return toolCalls ? { ...next, tool_calls: toolCalls } : next;
+}
+
+/** Resolves once `client` runs no turn: at once when idle, else when its meta says so. */
+function untilIdle(/** @type {WidgetClient} */ client) {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (client.state.busy) return;
+      client.removeEventListener(EVENT.meta, check);
+      resolve(undefined);
+    };
+    client.addEventListener(EVENT.meta, check);
+    check();
+  });
 }
 
 /** A promise with its resolve and reject. */

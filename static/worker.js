@@ -133,6 +133,7 @@ async function storage(op, argument) {
 const SNAPSHOTS = "chatkeep.python-snapshot"; // not "chatkeep-…": the service worker owns those
 
 async function boot(config) {
+  await requireWebAssembly();
   import(new URL("pyodide/pyodide.mjs", RUNTIME).href).catch(() => {}); // fetched meanwhile
   endpoint = config.endpoint.replace(/\/+$/, "");
   credentials = config.token ? { authorization: `Bearer ${config.token}` } : {};
@@ -166,6 +167,23 @@ async function boot(config) {
   if (made) keepSnapshot(/** @type {string} */ (key), made); // for the next visit, after this one is ready
   return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
 }
+
+/**
+ * 0. WebAssembly may run here: a worker started from a `blob:` shim (the widget on another
+ * origin) inherits the host page's Content-Security-Policy, which may forbid it; then Pyodide
+ * would never start, and the person would wait for ever. An empty module says so at once.
+ */
+async function requireWebAssembly() {
+  try {
+    await WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+  } catch (error) {
+    if (/content security policy|unsafe-eval/i.test(String(error?.message))) {
+      throw new Error(`${CSP_BLOCKS} add 'wasm-unsafe-eval' to the page's script-src.`);
+    }
+  }
+}
+
+const CSP_BLOCKS = "The page's Content-Security-Policy keeps the chat's Python from starting:";
 
 /**
  * 1. Pyodide itself, with the standard library the widget imports (compiled to bytecode,
