@@ -47,3 +47,22 @@ def test_without_redis_the_chat_goes_on_counting_in_its_own_process(redis: Redis
         assert ask(server) == 200  # never a failed chat
         output = server.output
     assert "Redis is unreachable" in output
+
+
+def test_a_full_redis_is_a_fallback_not_a_failed_chat(redis: RedisServer) -> None:
+    """The attack (or an accident): Redis out of memory under `noeviction` refuses every
+    write, which made every chat a 500."""
+    import redis as redis_py
+
+    client = redis_py.Redis.from_url(redis.url)
+    with ChatkeepServer("--redis-url", redis.url, "--rate-limit", "100",
+                        "--daily-tokens", "100000") as server:  # fmt: skip
+        assert ask(server) == 200
+        client.config_set("maxmemory-policy", "noeviction")
+        client.config_set("maxmemory", 1)  # every write is now refused with OOM
+        assert [ask(server) for _ in range(3)] == [200, 200, 200]
+        streamed = httpx.post(f"{server.url}/api/chat/completions", json={**BODY, "stream": True},
+                              timeout=30)  # fmt: skip
+    client.config_set("maxmemory", 0)
+    client.close()
+    assert streamed.status_code == 200 and "[DONE]" in streamed.text
