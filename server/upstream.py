@@ -19,10 +19,9 @@ from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
 from .providers import Destination
+from .upstream_errors import BAD_ANSWER, error_from_upstream, message_of, upstream_error
 
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
-MAX_ERROR_BODY = 64 * 1024
-BAD_ANSWER = "The model service sent an answer this server cannot read."
 
 
 class StreamSink(Protocol):
@@ -82,11 +81,11 @@ class UpstreamCall:
         try:
             response = await self.http.send(self._request(), stream=True)
         except httpx.HTTPError as exc:
-            await sink.refuse(_upstream_error(exc))
+            await sink.refuse(upstream_error(exc))
             return
         try:
             if response.status_code >= 400:
-                await sink.refuse(await _error_from_upstream(response))
+                await sink.refuse(await error_from_upstream(response))
             elif not response.headers.get("content-type", "").startswith("text/event-stream"):
                 await sink.refuse(APIError(502, BAD_ANSWER, "bad_upstream_response"))
             else:
@@ -105,7 +104,7 @@ class UpstreamCall:
                 if not isinstance(event, dict):
                     raise ValueError("an event that is not an object")
                 if "error" in event:
-                    raise APIError(502, _message_of(event["error"]), "upstream_error")
+                    raise APIError(502, message_of(event["error"]), "upstream_error")
                 self._note(event)
                 finished = finished or _has_finish_reason(event)
                 if (
@@ -122,7 +121,7 @@ class UpstreamCall:
         except APIError as exc:
             error = exc
         except httpx.HTTPError as exc:
-            error = _upstream_error(exc, started=True)
+            error = upstream_error(exc, started=True)
         except ValueError:
             error = APIError(502, BAD_ANSWER, "bad_upstream_response")
         else:
@@ -142,17 +141,17 @@ class UpstreamCall:
         try:
             response = await self.http.send(self._request(), stream=True)
         except httpx.HTTPError as exc:
-            return _upstream_error(exc).response()
+            return upstream_error(exc).response()
         try:
             if response.status_code >= 400:
-                return (await _error_from_upstream(response)).response()
+                return (await error_from_upstream(response)).response()
             body = await response.aread()
             data = json.loads(body)
             if not isinstance(data, dict) or "choices" not in data:
                 raise ValueError("not a chat completion")
             self._note(data)
         except httpx.HTTPError as exc:
-            return _upstream_error(exc).response()
+            return upstream_error(exc).response()
         except ValueError:
             return APIError(502, BAD_ANSWER, "bad_upstream_response").response()
         finally:
@@ -252,53 +251,3 @@ def _auth_headers(api_key: str | None) -> dict[str, str]:
 
 async def no_receive() -> dict[str, Any]:  # pragma: no cover - never awaited
     return {"type": "http.disconnect"}
-
-
-def _upstream_error(exc: httpx.HTTPError, *, started: bool = False) -> APIError:
-    if isinstance(exc, httpx.TimeoutException):
-        return APIError(
-            504, "The model service took too long to answer. Try again.", "upstream_timeout"
-        )
-    if started:
-        return APIError(
-            502, "The connection to the model service broke off mid-answer.", "upstream_dropped"
-        )
-    return APIError(
-        502, "The model service could not be reached. Try again later.", "upstream_unreachable"
-    )
-
-
-async def _error_from_upstream(response: httpx.Response) -> APIError:
-    """Map an upstream error status to ours; the upstream's own words only where they help."""
-    body = b""
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) > MAX_ERROR_BODY:
-            break
-    try:
-        detail = _message_of(json.loads(body).get("error"))
-    except (ValueError, AttributeError):
-        detail = ""
-    status = response.status_code
-    if status in (401, 403):
-        return APIError(
-            502, "The model service refused this server's credentials.", "upstream_auth"
-        )
-    if status == 429:
-        return APIError(
-            429,
-            "The model service is busy or over its quota. Try again shortly.",
-            "upstream_rate_limited",
-        )
-    if 400 <= status < 500:
-        return APIError(
-            400, f"The model service rejected the request: {detail or status}", "upstream_rejected"
-        )
-    return APIError(502, "The model service failed to answer. Try again later.", "upstream_failed")
-
-
-def _message_of(error: object) -> str:
-    message = error.get("message") if isinstance(error, dict) else None
-    if isinstance(message, str):
-        return message[:500]
-    return "The model service reported an error."

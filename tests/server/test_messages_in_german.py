@@ -30,7 +30,7 @@ from server.errors import APIError
 from server.limits import Budgets, RateLimiter
 from server.turn_readers import SILENT
 from server.turns import BROKEN, GONE, STOPPED, STORE_AWAY, TOO_LONG
-from server.upstream import BAD_ANSWER, _error_from_upstream, _upstream_error
+from server.upstream_errors import BAD_ANSWER, error_from_upstream, upstream_error
 from widget import Session, WidgetError
 from widget.conversations import Conversations
 from widget.history import History
@@ -84,14 +84,14 @@ def said_by_limits() -> list[str]:
 
 async def said_by_upstreams() -> list[str]:
     said = [
-        _upstream_error(httpx.ConnectTimeout("slow")).message,
-        _upstream_error(httpx.ConnectError("down")).message,
-        _upstream_error(httpx.ReadError("cut"), started=True).message,
+        upstream_error(httpx.ConnectTimeout("slow")).message,
+        upstream_error(httpx.ConnectError("down")).message,
+        upstream_error(httpx.ReadError("cut"), started=True).message,
         BAD_ANSWER,
     ]
     for status in (401, 429, 400, 500):
         response = httpx.Response(status, json={"error": {"message": "max_tokens is too large"}})
-        said.append((await _error_from_upstream(response)).message)
+        said.append((await error_from_upstream(response)).message)
     return said
 
 
