@@ -49,7 +49,7 @@ async def one_stream(host: str, port: int, body: bytes) -> tuple[list[float], bo
     """One streamed answer over a raw connection; the gaps between its events, and success."""
     reader, writer = await asyncio.open_connection(host, port)
     writer.write(
-        b"POST /api/chat/completions HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n"
+        b"POST /api/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
     )
     await writer.drain()
@@ -107,8 +107,9 @@ def upstream_process() -> Iterator[str]:
 
 def bench_scale() -> list[dict[str, Any]]:
     with upstream_process() as upstream:
-        flags = ["--workers", "2", "--rate-limit", "0", "--upstream", upstream,
-                 "--model", f"paced-{TOKENS}-{RATE}"]  # fmt: skip
+        # One client opens every stream here: no rate limit, no cap on answers in flight.
+        flags = ["--workers", "2", "--rate-limit", "0", "--client-streams", "0",
+                 "--upstream", upstream, "--model", f"paced-{TOKENS}-{RATE}"]  # fmt: skip
         with ChatkeepServer(*flags) as server:
             idle = resident_kib(server.process.pid)
             peak = [idle]
