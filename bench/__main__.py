@@ -21,6 +21,7 @@ import httpx
 from bench import row
 from bench.boot import bench_boot
 from bench.density import bench_density
+from bench.first_byte import bench_first_byte
 from bench.kept import bench_kept
 from bench.lazy import bench_lazy
 from bench.page import bench_page
@@ -124,7 +125,8 @@ def bench_proxy() -> list[dict[str, Any]]:
 
 def main() -> int:
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
-            + bench_density() + bench_boot() + bench_lazy() + bench_page() + bench_scale()
+            + bench_density() + bench_boot() + bench_lazy() + bench_page() + bench_first_byte()
+            + bench_scale()
             + bench_kept())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")

@@ -1,0 +1,64 @@
+"""What the proxy adds to the first token: the same request straight to the upstream and
+through `chatkeep serve`, alternating, timed from the request's last byte to the first
+content event, over raw sockets (TCP_NODELAY, the request in one write: an HTTP client that
+writes headers and body apart meets Nagle and delayed ACK, 40 ms, on some servers)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import statistics
+import time
+from typing import Any
+
+from bench import row
+from bench.scale import upstream_process
+from server.testing import ChatkeepServer
+
+PROBES = 40
+WHY = (
+    "not yet profiled after the hardening (host and origin checks, message checks, budget "
+    "reservation, answers in flight): the next step of issue 22; uvicorn's access log is not "
+    "it (turning it off changed nothing measurable)"
+)
+MODEL = "paced-50-0"  # a short answer at full speed from the paced upstream
+
+
+def first_content(host: str, port: int, path: str) -> float:
+    """Milliseconds from sending a streamed request to its first content event."""
+    body = json.dumps({"model": MODEL, "stream": True,
+                       "messages": [{"role": "user", "content": "hi"}]}).encode()  # fmt: skip
+    head = (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n")  # fmt: skip
+    request = head.encode() + body
+    with socket.create_connection((host, port), timeout=30) as connection:
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        start = time.perf_counter()
+        connection.sendall(request)
+        seen = b""
+        while b'"content"' not in seen:
+            chunk = connection.recv(65536)
+            if not chunk:
+                raise RuntimeError(f"no content event from {path}: {seen[:300]!r}")
+            seen += chunk
+        return (time.perf_counter() - start) * 1000
+
+
+def bench_first_byte() -> list[dict[str, Any]]:
+    with upstream_process() as upstream:
+        flags = ["--rate-limit", "0", "--upstream", upstream, "--model", MODEL]
+        with ChatkeepServer(*flags) as server:
+            up_host, up_port = upstream.removeprefix("http://").removesuffix("/v1").split(":")
+            host, port = server.url.removeprefix("http://").split(":")
+            for _ in range(5):  # warm both paths
+                first_content(up_host, int(up_port), "/v1/chat/completions")
+                first_content(host, int(port), "/api/chat/completions")
+            direct, proxied = [], []
+            for _ in range(PROBES):
+                direct.append(first_content(up_host, int(up_port), "/v1/chat/completions"))
+                proxied.append(first_content(host, int(port), "/api/chat/completions"))
+    added = statistics.median(proxied) - statistics.median(direct)
+    print(f"first content: direct {statistics.median(direct):.2f} ms, "
+          f"through the proxy {statistics.median(proxied):.2f} ms")  # fmt: skip
+    return [row("the proxy's added time to the first token (median of 40)", added, 1.5, " ms",
+                why=WHY)]  # fmt: skip
