@@ -98,8 +98,8 @@ export class WidgetClient extends EventTarget {
     this.#hostStore = hostStore;
     this.#ready.promise.catch(() => {}); // reported through `ready`; not an unhandled rejection
     if (config.history === "local") this.history = storedList(config.prefix);
-    /** Settles once what start-up opens, as storage has it, is in `state`. */
-    this.painted = storedOpening(config, this.history).then((opening) => {
+    // What start-up opens, as storage has it, drawn while Python starts.
+    storedOpening(config, this.history).then((opening) => {
       if (!opening || this.#isReady || this.state.messages.length) return;
       Object.assign(this.state, { id: opening.id, title: opening.title, messages: opening.messages });
       this.dispatchEvent(new Event(EVENT.meta));

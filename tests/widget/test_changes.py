@@ -89,6 +89,17 @@ def test_meta_never_repeats_the_models_and_a_turn_sends_them_never() -> None:
     assert page.of("models") == []
 
 
+def test_the_offered_models_are_sent_only_when_they_change() -> None:
+    session = Session(model="demo")
+    page = Page()
+    feed = ChangeFeed(session, page.emit, page.draft, OFFERED)
+    feed.start()
+    feed.models(list(OFFERED))
+    assert page.of("models") == []
+    feed.models([{"id": "mini"}])
+    assert page.of("models") == [[{"id": "mini"}]]
+
+
 def test_a_second_turn_sends_only_its_own_messages() -> None:
     conversations, page, _ = started(streamed("First answer", 2), streamed("Second answer", 2))
     run(conversations.send("one"))
