@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from importlib.metadata import entry_points
 
 import httpx
@@ -34,4 +35,8 @@ def test_two_worker_processes_serve_the_same_settings() -> None:
         body = {"model": "demo-mini", "messages": [{"role": "user", "content": "My name is Ann"}]}
         answer = httpx.post(f"{server.url}/api/chat/completions", json=body, timeout=30).json()
         assert "Ann" in answer["choices"][0]["message"]["content"]
+        # The server answers once one worker listens; the other may still be starting.
+        deadline = time.monotonic() + 30
+        while server.output.count("Started server process") < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert server.output.count("Started server process") == 2
