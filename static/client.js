@@ -35,7 +35,7 @@ const WORKER_URL = new URL("./worker.js", import.meta.url);
 /** Why a worker that never ran most likely did not: the page's policy, and what it must allow. */
 const NOT_STARTED = "The chat's worker could not start. If this page has a Content-Security-Policy, "
   + `it must allow ${WORKER_URL.origin} and 'wasm-unsafe-eval' in script-src, and `
-  + `${WORKER_URL.origin === location.origin ? "'self'" : "blob:"} in worker-src.`;
+  + `${WORKER_URL.origin === location.origin ? "'self'" : `blob: and ${WORKER_URL.origin}`} in worker-src.`;
 /** A new conversation's meta, before anything is known. */
 const EMPTY = { id: "", title: "", model: "", provider: null, thinking: "off", busy: false, usage: null };
 const HISTORY_MODES = ["local", "memory", "off"];
