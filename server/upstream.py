@@ -21,6 +21,8 @@ from .errors import APIError
 from .providers import Destination
 from .upstream_errors import BAD_ANSWER, error_from_upstream, message_of, upstream_error
 
+#: how long, and how much, is read after `[DONE]` to keep an upstream connection
+DRAIN_SECONDS, DRAIN_EVENTS = 1.0, 16
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 
 
@@ -96,8 +98,9 @@ class UpstreamCall:
 
     async def _relay_events(self, response: httpx.Response, sink: StreamSink) -> None:
         finished = False
+        events = sse_data(response.aiter_lines())
         try:
-            async for data in sse_data(response.aiter_lines()):
+            async for data in events:
                 if data == "[DONE]":
                     break
                 event = json.loads(data)
@@ -126,6 +129,7 @@ class UpstreamCall:
             error = APIError(502, BAD_ANSWER, "bad_upstream_response")
         else:
             await sink.end(done=True)
+            await _drain(events)
             return
         await sink.event(error.sse_data())
         await sink.end(done=False)
@@ -236,6 +240,18 @@ async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
             data.append(line[5:].removeprefix(" "))
     if data:
         yield "\n".join(data)
+
+
+async def _drain(events: AsyncIterator[str]) -> None:
+    """Read what follows `[DONE]` (the body's last chunk, usually nothing else), so that the
+    connection goes back to the pool: closed half-read, the next answer would wait for a new one.
+    A bounded read: an upstream that keeps talking loses its connection instead."""
+    with anyio.move_on_after(DRAIN_SECONDS):
+        count = 0
+        async for _ in events:
+            count += 1
+            if count > DRAIN_EVENTS:
+                return
 
 
 def _has_finish_reason(event: dict[str, Any]) -> bool:

@@ -58,6 +58,8 @@ class Received:
     headers: dict[str, str]
     body: dict[str, Any]
     started: float
+    #: the upstream connection it came on (the proxy's local port)
+    connection: int = 0
     ended: float | None = None
     client_left: bool = False
 
@@ -98,6 +100,7 @@ class FakeUpstream:
             headers=dict(request.headers),
             body=json.loads(await request.body()),
             started=time.monotonic(),
+            connection=request.client.port if request.client else 0,
         )
         self.received.append(record)
         if self.mode == "status":
