@@ -3,6 +3,8 @@
 It is plugged in as the shared httpx client's transport, so a demo chat goes through exactly
 the proxy code a real upstream does. It streams its answers in several chunks, remembers a
 name it was told, calls a `get_weather` tool when one is offered, and answers a title request.
+Asked to think (`reasoning_effort`), it first streams a short reasoning, as `reasoning_content`
+like DeepSeek and vLLM do, so that a newcomer sees how a reasoning model's answer looks.
 """
 
 from __future__ import annotations
@@ -31,11 +33,27 @@ TITLE_REQUEST = "Write a title for this conversation"
 class Reply:
     text: str = ""
     tool_call: dict[str, Any] | None = None
+    #: what the model thinks before it answers, streamed first
+    reasoning: str = ""
+
+
+def demo_reasoning(messages: Sequence[dict[str, Any]], effort: object) -> str:
+    """A short reasoning for a thinking level: longer the harder it is asked to think."""
+    if effort not in ("low", "medium", "high") or not messages:
+        return ""
+    question = " ".join(_text(messages[-1]).split())[:80] or "nothing yet"
+    steps = [
+        f"The person wrote “{question}”.",
+        "I am the demo model, so I answer by a few fixed rules: a name I was told, "
+        "the weather in a city through a tool, or else I repeat what was said.",
+        "Which rule fits? I will check for a name first, then for a city, and keep it short.",
+    ]
+    return " ".join(steps[: {"low": 1, "medium": 2, "high": 3}[effort]])
 
 
 def demo_reply(messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Reply:
     """What the demo model answers to a conversation (pure: the same input, the same answer)."""
-    if any(_text(m).startswith(TITLE_REQUEST) for m in messages if m.get("role") == "system"):
+    if _asks_for_a_title(messages):
         return Reply(_title_for(_text(messages[-1]) if messages else ""))
     last = messages[-1] if messages else {}
     if last.get("role") == "tool":
@@ -62,6 +80,10 @@ def demo_reply(messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any
         "I am the Chatkeep demo model, running without a real language model. "
         f"You said: “{question[:500]}”. Tell me your name, or ask about the weather in a city."
     )
+
+
+def _asks_for_a_title(messages: Sequence[dict[str, Any]]) -> bool:
+    return any(_text(m).startswith(TITLE_REQUEST) for m in messages if m.get("role") == "system")
 
 
 def _attachments(message: dict[str, Any]) -> list[str]:
@@ -145,13 +167,17 @@ class DemoTransport(httpx.AsyncBaseTransport):
             return httpx.Response(404, json={"error": {"message": "not found", "type": "x"}})
         body = json.loads(await request.aread())
         self.requests.append(body)
-        reply = demo_reply(body.get("messages", []), body.get("tools") or ())
+        messages = body.get("messages", [])
+        reply = demo_reply(messages, body.get("tools") or ())
+        if not reply.reasoning and not _asks_for_a_title(messages):
+            thought = demo_reasoning(messages, body.get("reasoning_effort"))
+            reply = Reply(reply.text, reply.tool_call, thought)
         if body.get("stream"):
             chunks = _stream(reply, body, self.chunk_delay)
             return httpx.Response(
                 200, headers={"content-type": "text/event-stream"}, stream=_ByteStream(chunks)
             )
-        return httpx.Response(200, json=_completion(reply, body))
+        return httpx.Response(200, json=completion(reply, body))
 
 
 class _ByteStream(httpx.AsyncByteStream):
@@ -165,7 +191,7 @@ class _ByteStream(httpx.AsyncByteStream):
 
 def _usage(body: dict[str, Any], reply: Reply) -> dict[str, int]:
     prompt = sum(len(_text(m).split()) for m in body.get("messages", []))
-    completion = max(1, len(reply.text.split()))
+    completion = max(1, len(reply.text.split()) + len(reply.reasoning.split()))
     return {"prompt_tokens": prompt, "completion_tokens": completion,
             "total_tokens": prompt + completion}  # fmt: skip
 
@@ -177,8 +203,10 @@ def _tool_calls(reply: Reply) -> list[dict[str, Any]]:
     return [{"index": 0, "id": call["id"], "type": "function", "function": function}]
 
 
-def _completion(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+def completion(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if reply.reasoning:
+        message["reasoning_content"] = reply.reasoning
     if reply.tool_call:
         message["tool_calls"] = [
             {k: v for k, v in call.items() if k != "index"} for call in _tool_calls(reply)
@@ -206,18 +234,33 @@ def _sse(body: dict[str, Any], choices: list[dict[str, Any]], **extra: Any) -> b
     return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
-async def _stream(reply: Reply, body: dict[str, Any], delay: float) -> AsyncIterator[bytes]:
+#: one streamed event, and whether it carries a word (a model takes time to write each)
+Event = tuple[bool, bytes]
+
+
+def reply_events(reply: Reply, body: dict[str, Any]) -> list[Event]:
+    """A reply as the Server-Sent Events an OpenAI-compatible server streams, word by word:
+    its reasoning first, then its tool call or text, the finish, the usage if asked, [DONE]."""
+
     def delta(content: dict[str, Any], finish: str | None = None) -> bytes:
         return _sse(body, [{"index": 0, "delta": content, "finish_reason": finish}])
 
-    yield delta({"role": "assistant", "content": ""})
+    words = [
+        delta({"reasoning_content": piece}) for piece in re.findall(r"\S+\s*", reply.reasoning)
+    ]
     if reply.tool_call:
-        await asyncio.sleep(delay)
-        yield delta({"tool_calls": _tool_calls(reply)})
-    for piece in re.findall(r"\S+\s*", reply.text):
-        await asyncio.sleep(delay)
-        yield delta({"content": piece})
-    yield delta({}, "tool_calls" if reply.tool_call else "stop")
+        words.append(delta({"tool_calls": _tool_calls(reply)}))
+    words += [delta({"content": piece}) for piece in re.findall(r"\S+\s*", reply.text)]
+    end = [delta({}, "tool_calls" if reply.tool_call else "stop")]
     if (body.get("stream_options") or {}).get("include_usage"):
-        yield _sse(body, [], usage=_usage(body, reply))
-    yield b"data: [DONE]\n\n"
+        end.append(_sse(body, [], usage=_usage(body, reply)))
+    end.append(b"data: [DONE]\n\n")
+    first = delta({"role": "assistant", "content": ""})
+    return [(False, first), *((True, w) for w in words), *((False, e) for e in end)]
+
+
+async def _stream(reply: Reply, body: dict[str, Any], delay: float) -> AsyncIterator[bytes]:
+    for word, event in reply_events(reply, body):
+        if word:
+            await asyncio.sleep(delay)
+        yield event

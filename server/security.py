@@ -13,7 +13,8 @@ from .errors import APIError
 HARDENING_HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
-    "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=()",
+    # the microphone for dictation on our own pages, never for a page framed in them
+    "permissions-policy": "camera=(), microphone=(self), geolocation=(), payment=()",
 }
 
 

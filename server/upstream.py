@@ -173,7 +173,8 @@ class UpstreamCall:
                 choice.get("delta") or choice.get("message") if isinstance(choice, dict) else None
             )
             if isinstance(part, dict):
-                self.streamed_chars += len(str(part.get("content") or ""))
+                for text in ("content", "reasoning_content", "reasoning"):  # reasoning is billed
+                    self.streamed_chars += len(str(part.get(text) or ""))
                 if part.get("tool_calls"):
                     self.streamed_chars += len(json.dumps(part["tool_calls"]))
 

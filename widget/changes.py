@@ -5,8 +5,9 @@ storage) and emits one event per change, named in `widget.protocol.EVENTS`:
 
     messages  {at, add, turn}   keep the first `at` settled messages, then `add`; `turn`:
                                 added by a running turn (news for the host)
-    draft     (at, text, calls) text appended at `at` to the answer being written, through
-                                `draft`, which the worker coalesces; (-1, "", "") once settled
+    draft     (at, text, calls, thought_at, thought): text appended at `at` to the answer
+              being written, and reasoning at `thought_at` to its reasoning, through `draft`,
+              which the worker coalesces; (-1, "", "", 0, "") once settled
     meta      {id, title, model, provider, thinking, busy, unfinished, usage}, when any changed
     models    [{id, provider?}], the offered models, when they change
     history   {set, drop, order?}: kept conversations added or changed, ids gone, and the
@@ -27,7 +28,7 @@ from .history import Entry
 from .messages import Message
 
 Emit = Callable[[str, object], None]
-Draft = Callable[[int, str, str], None]
+Draft = Callable[[int, str, str, int, str], None]
 
 
 class ChangeFeed:
@@ -51,6 +52,8 @@ class ChangeFeed:
         self._answer_parts = 0
         self._answer_chars = 0
         self._answer_calls: list[Message] = []
+        self._thought_parts = 0
+        self._thought_chars = 0
         session.subscribe(self._changed)
 
     def start(self, warning: str | None = None) -> dict[str, Any]:
@@ -115,12 +118,13 @@ class ChangeFeed:
         self._shown = settled
         if self._session.answer is None and self._answer is not None:
             self._answer = None
-            self._draft(-1, "", "")  # the answer settled (or failed): no draft now
+            self._draft(-1, "", "", 0, "")  # the answer settled (or failed): no draft now
         self._meta_changed()
 
     def _added(self, messages: Sequence[Message]) -> list[Message]:
         """New messages for the page; an answer it has just seen streamed comes without its
-        text (`"streamed": true`), which the page takes from its draft: sent once, not twice."""
+        text and reasoning (`"streamed": true`), which the page takes from its draft: sent
+        once, not twice."""
         added = list(messages)
         last = added[-1] if added else None
         if (
@@ -128,9 +132,12 @@ class ChangeFeed:
             and last is not None
             and last["role"] == "assistant"
             and isinstance(last.get("content"), str)
-            and len(last["content"]) == self._answer_chars > 0
+            and len(last["content"]) == self._answer_chars
+            and len(last.get("reasoning", "")) == self._thought_chars
+            and self._answer_chars + self._thought_chars > 0
         ):
-            added[-1] = {key: value for key, value in last.items() if key != "content"}
+            streamed = ("content", "reasoning")
+            added[-1] = {key: value for key, value in last.items() if key not in streamed}
             added[-1]["streamed"] = True
         return added
 
@@ -140,15 +147,19 @@ class ChangeFeed:
             return
         if answer is not self._answer:
             self._answer, self._answer_parts, self._answer_chars = answer, 0, 0
+            self._thought_parts = self._thought_chars = 0
             self._answer_calls = []
             self._meta_changed()  # busy from the first draft on
         text = "".join(answer.content[self._answer_parts :])
         self._answer_parts = len(answer.content)
+        thought = "".join(answer.reasoning[self._thought_parts :])
+        self._thought_parts = len(answer.reasoning)
         calls = answer.calls() if answer.tool_calls else []
         calls_json = json.dumps(calls) if calls != self._answer_calls else ""
         self._answer_calls = calls
-        self._draft(self._answer_chars, text, calls_json)
+        self._draft(self._answer_chars, text, calls_json, self._thought_chars, thought)
         self._answer_chars += len(text)
+        self._thought_chars += len(thought)
 
     def _meta_changed(self) -> None:
         meta = self._meta_now()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from . import snapshots, versions
 from .errors import BUSY, HistoryError, TurnError, WidgetError
-from .messages import Message, copy_message, pending_tool_calls, validate_messages
+from .messages import RATINGS, Message, copy_message, pending_tool_calls, validate_messages
 from .snapshots import THINKING_LEVELS, Snapshot
 from .streams import AnswerBuilder
 from .titles import clean_title, derive_title
@@ -159,6 +159,19 @@ class Conversation:
         self._require_idle()
         self._messages = versions.with_version(self._messages, index, version)
         self._touch()
+
+    def set_feedback(self, index: int, rating: str | None) -> None:
+        """A person's rating of the answer at `index`: "good", "bad", or `None` to take it back.
+
+        A rating is not a turn: the conversation keeps its place in the list."""
+        message = self._messages[index] if 0 <= index < len(self._messages) else None
+        if message is None or message["role"] != "assistant" or not message.get("content"):
+            raise WidgetError(f"There is no answer at index {index} to rate.")
+        if rating is not None and rating not in RATINGS:
+            raise WidgetError(f'A rating is "good", "bad" or null, not "{rating}".')
+        rated = {key: value for key, value in message.items() if key != "feedback"}
+        self._messages[index] = rated if rating is None else rated | {"feedback": rating}
+        self._emit("messages")
 
     def fork(self, index: int) -> tuple[Snapshot, str]:
         """A new conversation holding the turns before the user message at `index`, and its text."""

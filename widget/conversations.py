@@ -25,6 +25,7 @@ from .sessions import Session, Transport
 from .snapshots import from_dict, read_snapshot, repair
 from .titles import clean_title
 from .tools import Tool
+from .transcripts import conversation_markdown, file_name
 
 GONE = "That conversation is no longer kept."
 UNREADABLE = "That conversation could not be read. It was left as it is."
@@ -144,6 +145,18 @@ class Conversations:
         if not self.session.busy:
             await self.kept.keep()
 
+    async def set_feedback(self, index: int, rating: str | None) -> None:
+        """Rate the answer at `index` "good" or "bad" (`None` takes the rating back)."""
+        self.session.set_feedback(index, rating)
+        if not self.session.busy:
+            await self.kept.keep()
+
+    async def export_markdown(self) -> dict[str, str]:
+        """The open conversation as a Markdown file: its `name` and its `text`."""
+        session = self.session
+        return {"name": file_name(session.title),
+                "text": conversation_markdown(session.title, session.settled)}  # fmt: skip
+
     async def rename(self, conversation_id: str, title: str) -> None:
         if not title.strip():
             raise WidgetError("A title needs at least one character.")
@@ -179,6 +192,15 @@ class Conversations:
         await self.kept.history.forget(conversation_id)
         if conversation_id == self.session.id:
             self.kept.load(None)
+        self.kept.list()
+
+    async def pin(self, conversation_id: str, pinned: bool) -> None:
+        """Pinned conversations are listed first and never given up for room."""
+        if self.kept.history is None:
+            raise WidgetError("History is off, so there is nothing to pin.")
+        if conversation_id == self.session.id:
+            await self.kept.keep()  # the open conversation, as it is now
+        await self.kept.history.pin(conversation_id, pinned)
         self.kept.list()
 
     async def export_all(self) -> str:

@@ -4,8 +4,8 @@ Storage is any key-value store (localStorage through the page, or page memory). 
 conversation has two keys of its own, and there is no shared index a tab could overwrite
 with a stale copy:
 
-    <prefix>:meta:<id>   {"v": 1, "title", "updated", "rev", "size", "named"?, "pending"?}
-    <prefix>:conv:<id>   the snapshot's JSON text                               read when opened
+    <prefix>:meta:<id>   its line in the list (`widget.entries`)           read at start-up
+    <prefix>:conv:<id>   the snapshot's JSON text                          read when opened
 
 Each store is one batch of writes that the page applies together or not at all (one trip),
 transcript before meta, so even a page dying mid-batch never leaves a listed entry without
@@ -15,35 +15,23 @@ version) are skipped and never written over or removed.
 
 from __future__ import annotations
 
-import json
 import uuid
-from collections.abc import Collection, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Collection
+from dataclasses import replace
 from typing import Any, Protocol
 
+from .entries import Entry, meta_text, newest_first, parse_meta, repinned
+from .errors import WidgetError
 from .key_value import Change, Conflict, KeyValue, StorageFull
 from .snapshots import Snapshot, dumps, read_snapshot
 
-META_VERSION = 1
+__all__ = ["Entry", "History", "Kept", "newest_first", "parse_meta"]
 
-
-@dataclass(frozen=True)
-class Entry:
-    """One line of the history list."""
-
-    id: str
-    title: str
-    updated: int
-    rev: str = ""
-    #: the title was given by a person (never replaced by a generated one)
-    named: bool = False
-    #: how many messages the stored conversation holds (-1: not recorded)
-    size: int = -1
-    #: the server's turn id of an answer still being written when this was stored
-    pending: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "updated": self.updated}
+FULL = ("This conversation is too large for this browser's storage. It stays open here, but it "
+        "will not be kept after you close the page.")  # fmt: skip
+FULL_OF_PINS = ("This browser's storage is full of pinned conversations. Unpin or forget one to "
+                "keep this conversation; it stays open here until then.")  # fmt: skip
+GONE = "That conversation is no longer kept."
 
 
 class Kept(Protocol):
@@ -58,6 +46,7 @@ class Kept(Protocol):
     async def keep(self, snapshot: Snapshot, *, named: bool = ..., spare: Collection[str] = ...,
                    pending: str = ...) -> Entry: ...  # fmt: skip
     async def forget(self, conversation_id: str) -> None: ...
+    async def pin(self, conversation_id: str, pinned: bool) -> None: ...
     async def changed(self, key: str) -> bool: ...
     async def accept(self, conversation_id: str) -> None: ...
 
@@ -134,18 +123,23 @@ class History:
         tab only renamed it, the person's name is kept (the entry's title says which). When
         the store is full, the oldest other conversations are given up, in the same batch,
         until it fits; if it cannot fit alone, `StorageFull` is raised and nothing stored is
-        touched. Conversations in `spare` (the one open) are never given up for another.
+        touched. Conversations in `spare` (the one open) and pinned ones are never given up
+        for another, and pinned ones do not count towards the limit.
         """
         expect: dict[str, str | None] = {}
         if snapshot.id in self._known:
             expect[self._meta_key(snapshot.id)] = self._known[snapshot.id]
-        kept = [e.id for e in self.entries() if e.id != snapshot.id and e.id in spare]
-        others = [e.id for e in self.entries() if e.id != snapshot.id and e.id not in spare]
-        over_limit = others[max(0, self.limit - 1 - len(kept)) :]
+        before = self._entries.get(snapshot.id)
+        pinned = before is not None and before.pinned
+        unpinned = [e.id for e in self.entries() if e.id != snapshot.id and not e.pinned]
+        kept = [i for i in unpinned if i in spare]
+        others = [i for i in unpinned if i not in spare]
+        over_limit = others[max(0, self.limit - (not pinned) - len(kept)) :]
         room = list(reversed(others[: len(others) - len(over_limit)]))  # oldest first
         given_up: list[str] = []
         while True:
-            meta = self._meta_text(snapshot, named, pending)
+            meta = meta_text(snapshot.title, snapshot.updated, len(snapshot.messages),
+                             named=named, pending=pending, pinned=pinned)  # fmt: skip
             changes = [change for gone in over_limit + given_up for change in self._removal(gone)]
             # Transcript before meta: a listed entry always has its transcript.
             changes += [
@@ -159,18 +153,17 @@ class History:
                 renamed = await self._renamed_elsewhere(snapshot.id)
                 if renamed is not None:  # no turns of the other tab's to lose: write over it
                     text, entry = renamed
+                    pinned = entry.pinned  # pinned or unpinned there: that stands
                     if entry.named:
                         snapshot, named = replace(snapshot, title=entry.title), True
                     expect = {self._meta_key(snapshot.id): text}
                     continue
                 snapshot = replace(snapshot, id=uuid.uuid4().hex)
-                expect = {}
+                expect, pinned = {}, False  # a copy beside the other tab's: not pinned
             except StorageFull:
                 if not room:
-                    raise StorageFull(
-                        "This conversation is too large for this browser's storage. It stays "
-                        "open here, but it will not be kept after you close the page."
-                    ) from None
+                    pins = any(e.pinned for e in self.entries() if e.id != snapshot.id)
+                    raise StorageFull(FULL_OF_PINS if pins else FULL) from None
                 given_up.append(room.pop(0))
         for gone in over_limit + given_up:
             self._drop(gone)
@@ -179,6 +172,30 @@ class History:
         self._entries[snapshot.id] = stored
         self._meta_texts[snapshot.id] = self._known[snapshot.id] = meta
         return stored
+
+    async def pin(self, conversation_id: str, pinned: bool) -> None:
+        """Pin a kept conversation (listed first, never given up for room), or unpin it.
+
+        Only the flag changes: if another tab changed the entry meanwhile, its newer meta is
+        read and pinned instead, so nothing it wrote is lost.
+        """
+        key = self._meta_key(conversation_id)
+        for _ in range(3):
+            text = self._meta_texts.get(conversation_id)
+            if text is None or conversation_id not in self._entries:
+                raise WidgetError(GONE)
+            changed = repinned(text, pinned)
+            try:
+                await self.store.write([(key, changed)], {key: text})
+            except Conflict:
+                await self.changed(key)
+                continue
+            self._entries[conversation_id] = replace(self._entries[conversation_id], pinned=pinned)
+            self._meta_texts[conversation_id] = changed
+            if self._known.get(conversation_id) == text:
+                self._known[conversation_id] = changed
+            return
+        raise WidgetError("That conversation keeps changing in another tab. Try again.")
 
     async def accept(self, conversation_id: str) -> None:
         """This tab has taken in the stored entry (another tab's rename): it may write over it."""
@@ -221,16 +238,6 @@ class History:
             self._meta_texts[conversation_id] = text
         return before != entry
 
-    def _meta_text(self, snapshot: Snapshot, named: bool, pending: str) -> str:
-        meta: dict[str, Any] = {"v": META_VERSION, "title": snapshot.title,
-                                "updated": snapshot.updated, "rev": uuid.uuid4().hex,
-                                "size": len(snapshot.messages)}  # fmt: skip
-        if named:
-            meta["named"] = True
-        if pending:
-            meta["pending"] = pending
-        return json.dumps(meta, ensure_ascii=False)
-
     def _removal(self, conversation_id: str) -> list[Change]:
         # Meta before transcript: an entry stops being listed before it stops opening.
         return [(self._meta_key(conversation_id), None), (self._conv_key(conversation_id), None)]
@@ -245,32 +252,3 @@ class History:
 
     def _conv_key(self, conversation_id: str) -> str:
         return f"{self.prefix}:conv:{conversation_id}"
-
-
-def parse_meta(conversation_id: str, text: str | None) -> Entry | None:
-    """An entry from meta text, or `None` for anything this build cannot read."""
-    if text is None or not conversation_id:
-        return None
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict) or data.get("v") != META_VERSION:
-        return None
-    title, updated, rev = data.get("title"), data.get("updated"), data.get("rev")
-    if not isinstance(title, str) or not isinstance(rev, str):
-        return None
-    if isinstance(updated, bool) or not isinstance(updated, int):
-        return None
-    size = data.get("size")
-    if isinstance(size, bool) or not isinstance(size, int):
-        size = -1
-    pending = data.get("pending")
-    return Entry(
-        conversation_id, title, updated, rev, data.get("named") is True, size,
-        pending if isinstance(pending, str) else "",
-    )  # fmt: skip
-
-
-def newest_first(entries: Iterable[Entry]) -> list[Entry]:
-    return sorted(entries, key=lambda e: (e.updated, e.id), reverse=True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from .history import Entry, newest_first
+from .entries import Entry, newest_first
+from .errors import WidgetError
 from .snapshots import Snapshot, read_snapshot
 
 
@@ -60,6 +61,11 @@ class HostedHistory:
         await self.store.forget(conversation_id)
         self._entries.pop(conversation_id, None)
 
+    async def pin(self, conversation_id: str, pinned: bool) -> None:
+        raise WidgetError(
+            "This page keeps conversations in its own store, which decides their order."
+        )
+
     async def changed(self, key: str) -> bool:
         before = self.entries()
         await self.load()
@@ -74,4 +80,5 @@ def _entry_from_listing(item: object) -> Entry | None:
         return None
     if isinstance(updated, bool) or not isinstance(updated, (int, float)):
         updated = 0
-    return Entry(conversation_id, title if isinstance(title, str) else "", int(updated))
+    title = title if isinstance(title, str) else ""
+    return Entry(conversation_id, title, int(updated), pinned=item.get("pinned") is True)

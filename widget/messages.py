@@ -2,7 +2,9 @@
 
 A conversation is a list of plain dicts in the OpenAI Chat Completions shape, plus fields of
 our own: `attachments` (files sent with a user message), `error` (an assistant turn that
-failed or was interrupted), and on an edited user message `versions` (the other versions:
+failed or was interrupted), on an answer `reasoning` (what the model thought before it
+answered, never sent again), `reasoning_seconds` and `feedback` ("good" or "bad", a person's
+rating), and on an edited user message `versions` (the other versions:
 `[{"content", "attachments"?, "after": [the messages that followed it]}]`) with `version`
 (the 1-based place of the shown one among all). The list itself is always the shown branch,
 so a reader that ignores `versions` reads exactly what the person sees. Validation is
@@ -21,7 +23,8 @@ from .errors import WidgetError
 
 ROLES = ("system", "user", "assistant", "tool")
 MESSAGE_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "name", "attachments", "error",
-                  "versions", "version")  # fmt: skip
+                  "versions", "version", "reasoning", "reasoning_seconds", "feedback")  # fmt: skip
+RATINGS = ("good", "bad")
 
 Message = dict[str, Any]
 
@@ -116,6 +119,7 @@ def _clean_message(raw: dict[str, Any], role: str, index: int, error: type[Widge
             message["tool_calls"] = _clean_tool_calls(raw["tool_calls"], index, error)
         if raw.get("error") is not None:
             message["error"] = _string_field(raw, "error", index, error)
+        _clean_answer_extras(raw, message, index, error)
     if role == "tool":
         message["tool_call_id"] = _string_field(raw, "tool_call_id", index, error, required=True)
         if raw.get("name") is not None:
@@ -130,6 +134,25 @@ def _clean_message(raw: dict[str, Any], role: str, index: int, error: type[Widge
             raise error(f"message at index {index} has a version outside 1 to {total}")
         message["version"] = version
     return message
+
+
+def _clean_answer_extras(
+    raw: dict[str, Any], message: Message, index: int, error: type[WidgetError]
+) -> None:
+    """An answer's reasoning, how long it took, and the person's rating of it."""
+    if raw.get("reasoning") is not None:
+        message["reasoning"] = _string_field(raw, "reasoning", index, error)
+    seconds = raw.get("reasoning_seconds")
+    if seconds is not None:
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or not 0 <= seconds < 10**7:
+            raise error(f'message at index {index} has an invalid "reasoning_seconds" '
+                        "(expected whole seconds)")  # fmt: skip
+        message["reasoning_seconds"] = seconds
+    feedback = raw.get("feedback")
+    if feedback is not None:
+        if feedback not in RATINGS:
+            raise error(f'message at index {index} has feedback that is not "good" or "bad"')
+        message["feedback"] = feedback
 
 
 def _clean_versions(value: object, index: int, error: type[WidgetError]) -> list[Message]:

@@ -207,7 +207,7 @@ class Session(Conversation):
                 self._emit("messages")
 
     async def _stream_answer(self, transport: Transport, resume: str | None) -> Message:
-        builder = AnswerBuilder()
+        builder = AnswerBuilder(clock=lambda: self._clock() / 1000)
         self._draft = builder
         self._emit("draft")
         self.turn = resume
@@ -264,6 +264,7 @@ class Session(Conversation):
 
     def _fail(self, builder: AnswerBuilder, reason: str) -> Message:
         message: Message = {"role": "assistant", "content": builder.text, "error": reason}
+        message |= builder.thought()  # what the model thought before it was stopped is kept
         self._draft = None
         self._append(message)
         return message

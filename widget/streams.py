@@ -1,7 +1,15 @@
-"""Folding a streamed Chat Completions answer, chunk by chunk, into one assistant message."""
+"""Folding a streamed Chat Completions answer, chunk by chunk, into one assistant message.
+
+Reasoning models stream what they think before they answer, in a field of the delta that
+depends on the server: `reasoning_content` (DeepSeek, vLLM, llama.cpp) or `reasoning`
+(OpenRouter, Ollama, newer vLLM). Either is folded into the message's `reasoning`, with the
+whole seconds from its first piece to the answer's first (`reasoning_seconds`).
+"""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +25,11 @@ class AnswerBuilder:
     tool_calls: dict[int, dict[str, Any]] = field(default_factory=dict)
     finish_reason: str | None = None
     usage: dict[str, int] | None = None
+    reasoning: list[str] = field(default_factory=list)
+    clock: Callable[[], float] = time.monotonic
+    #: when the first reasoning arrived, and when the answer itself started
+    thinking_since: float | None = None
+    thinking_until: float | None = None
 
     def feed(self, chunk: object) -> None:
         """Add one parsed chunk; raises `TurnError` for an error event from the server."""
@@ -48,7 +61,15 @@ class AnswerBuilder:
             message["tool_calls"] = calls
         elif message["content"] is None:
             message["content"] = ""
-        return message
+        return message | self.thought()
+
+    def thought(self) -> Message:
+        """The reasoning fields of the message: none when the model streamed no reasoning."""
+        if not self.reasoning or self.thinking_since is None:
+            return {}
+        until = self.thinking_until if self.thinking_until is not None else self.clock()
+        seconds = max(0, round(until - self.thinking_since))
+        return {"reasoning": "".join(self.reasoning), "reasoning_seconds": seconds}
 
     @property
     def text(self) -> str:
@@ -59,6 +80,16 @@ class AnswerBuilder:
         return [self._finished_call(i, c) for i, c in sorted(self.tool_calls.items())]
 
     def _feed_delta(self, delta: dict[str, Any]) -> None:
+        thought = delta.get("reasoning_content")
+        if not isinstance(thought, str) or not thought:
+            thought = delta.get("reasoning")  # some servers send both: the same text, once
+        if isinstance(thought, str) and thought:
+            if self.thinking_since is None:
+                self.thinking_since = self.clock()
+            self.reasoning.append(thought)
+        answering = bool(delta.get("content")) or bool(delta.get("tool_calls"))
+        if answering and self.thinking_since is not None and self.thinking_until is None:
+            self.thinking_until = self.clock()
         if isinstance(delta.get("content"), str):
             self.content.append(delta["content"])
         calls = delta.get("tool_calls")

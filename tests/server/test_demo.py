@@ -79,6 +79,22 @@ def test_the_demo_streams_through_the_proxy_in_several_chunks(runtime_dir: Path)
     )
 
 
+def test_asked_to_think_the_demo_streams_its_reasoning_first(runtime_dir: Path) -> None:
+    body = {"model": "demo", "stream": True, "messages": [user("My name is Bob")],
+            "reasoning_effort": "medium"}  # fmt: skip
+    with TestClient(create_app(runtime_dir=runtime_dir)) as http:
+        events = stream_events(http, body)
+        plain = stream_events(http, {**body, "reasoning_effort": None})
+    deltas = [e["choices"][0]["delta"] for e in events[:-1] if e["choices"]]
+    thought = "".join(d.get("reasoning_content") or "" for d in deltas)
+    assert thought.startswith("The person wrote “My name is Bob”. I am the demo model")
+    first_thought = next(i for i, d in enumerate(deltas) if d.get("reasoning_content"))
+    first_word = next(i for i, d in enumerate(deltas) if d.get("content"))
+    assert first_thought < first_word
+    assert not any(e["choices"][0]["delta"].get("reasoning_content")
+                   for e in plain[:-1] if e["choices"])  # fmt: skip
+
+
 def test_the_demo_answers_without_streaming_too(runtime_dir: Path) -> None:
     body = {
         "model": "demo",

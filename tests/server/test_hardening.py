@@ -244,6 +244,23 @@ def test_an_answer_without_a_usage_report_still_costs_its_prompt(runtime_dir: Pa
     assert spent == estimated_tokens(upstream.bodies[0]) + 1  # the prompt, and "Hi!!" / 4
 
 
+def test_reasoning_without_a_usage_report_is_charged_too(runtime_dir: Path) -> None:
+    """A reasoning model thinks in a delta field of its own, billed like the answer."""
+    thought = {"object": "chat.completion.chunk",
+               "choices": [{"index": 0, "delta": {"reasoning_content": "h" * 400}}]}  # fmt: skip
+
+    async def no_report(request: httpx.Request) -> httpx.Response:
+        events = sse(thought, delta("Hi!!", "stop"), "[DONE]")
+        return httpx.Response(200, headers=SSE, stream=Chunks(*events))
+
+    upstream = Upstream(no_report)
+    app = budget_app(runtime_dir, upstream, daily=1_000_000)
+    with TestClient(app) as http:
+        http.post("/api/chat/completions", json=chat(stream=True))
+        spent = spent_today(app)
+    assert spent == estimated_tokens(upstream.bodies[0]) + 101  # (400 + 4) / 4, rounded up
+
+
 def test_cumulative_usage_in_every_chunk_is_counted_once(runtime_dir: Path) -> None:
     """The attack: stream_options.continuous_usage_stats makes vLLM put the running total in
     every chunk; each was spent, and a few answers used up the day for everyone."""

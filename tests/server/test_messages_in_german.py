@@ -34,8 +34,9 @@ from server.upstream_errors import BAD_ANSWER, error_from_upstream, upstream_err
 from widget import Session, WidgetError
 from widget.conversations import Conversations
 from widget.history import History
+from widget.hosted_history import HostedHistory
 from widget.keeper import Unheard
-from widget.key_value import MemoryKeyValue, StorageFull
+from widget.key_value import Conflict, MemoryKeyValue, StorageFull
 from widget.models import Offer
 from widget.snapshots import SnapshotError
 
@@ -213,6 +214,32 @@ def said_by_the_widget() -> list[str]:
         asyncio.run(History(MemoryKeyValue(quota=50)).keep(full.snapshot()))
     except StorageFull as exc:
         said.append(str(exc))
+    said += said_about_pins_and_ratings(full)
+    return said
+
+
+def said_about_pins_and_ratings(full: Session) -> list[str]:
+    said = [caught(lambda: Conversations(Session(), None, Scripted()).pin("x", True))]
+    said.append(caught(lambda: HostedHistory(None).pin("x", True)))  # type: ignore[arg-type]
+    said.append(caught(lambda: full.set_feedback(0, "good")))
+    full.set_history([{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}])
+    said.append(caught(lambda: full.set_feedback(1, "meh")))
+    store = MemoryKeyValue(quota=800)
+    pinned = History(store)
+    asyncio.run(pinned.keep(full.snapshot()))
+    asyncio.run(pinned.pin(full.id, True))
+    big = Session()
+    big.set_history([{"role": "user", "content": "x" * 600}])
+    try:
+        asyncio.run(pinned.keep(big.snapshot()))
+    except StorageFull as exc:
+        said.append(str(exc))
+
+    async def always_changed(*args: object) -> None:
+        raise Conflict("another tab")
+
+    store.write = always_changed  # type: ignore[method-assign]
+    said.append(caught(lambda: pinned.pin(full.id, False)))
     return said
 
 

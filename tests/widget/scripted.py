@@ -35,6 +35,11 @@ def text_chunk(text: str, finish: str | None = None) -> dict[str, Any]:
     return {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}]}
 
 
+def thought_chunk(text: str, field: str = "reasoning_content") -> dict[str, Any]:
+    """A piece of the model's reasoning, in the delta field `field` names."""
+    return {"choices": [{"index": 0, "delta": {field: text}, "finish_reason": None}]}
+
+
 def call_chunk(call_id: str, name: str, arguments: str) -> dict[str, Any]:
     call = {"index": 0, "id": call_id, "type": "function",
             "function": {"name": name, "arguments": arguments}}  # fmt: skip

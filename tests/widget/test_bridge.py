@@ -67,6 +67,7 @@ class FakeHost:
         self.answers = list(answers)
         self.store = store or MemoryKeyValue()
         self.events: list[tuple[str, Any]] = []
+        self.thoughts: list[tuple[int, str]] = []
         self.tool_calls: list[tuple[str, str]] = []
         self.kept: dict[str, list[list[Any]]] = {}
         self.resumed: list[str] = []
@@ -87,8 +88,10 @@ class FakeHost:
     def emit(self, kind: str, data: str) -> None:
         self.events.append((kind, json.loads(data)))
 
-    def draft(self, at: int, text: str, calls: str) -> None:
+    def draft(self, at: int, text: str, calls: str, thought_at: int, thought: str) -> None:
         self.events.append(("draft", None if at < 0 else (at, text, calls)))
+        if thought:
+            self.thoughts.append((thought_at, thought))
 
     async def callTool(self, name: str, arguments: str) -> str:
         self.tool_calls.append((name, arguments))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scripted import ScriptedTransport, call_chunk, run, text_chunk
+from scripted import ScriptedTransport, call_chunk, run, text_chunk, thought_chunk
 
 from widget import Session
 from widget.changes import ChangeFeed
@@ -24,12 +24,15 @@ class Page:
 
     def __init__(self) -> None:
         self.events: list[tuple[str, Any]] = []
+        self.thoughts: list[tuple[int, str]] = []
 
     def emit(self, kind: str, data: object) -> None:
         self.events.append((kind, json.loads(json.dumps(data))))
 
-    def draft(self, at: int, text: str, calls: str) -> None:
+    def draft(self, at: int, text: str, calls: str, thought_at: int, thought: str) -> None:
         self.events.append(("draft", None if at < 0 else (at, text, calls)))
+        if thought:
+            self.thoughts.append((thought_at, thought))
 
     def of(self, kind: str) -> list[Any]:
         return [data for k, data in self.events if k == kind]
@@ -80,6 +83,23 @@ def test_a_streamed_answer_sends_only_appended_text_and_one_splice() -> None:
     assert page.of("meta")[-1]["busy"] is False
     assert page.of("draft")[-1] is None
     assert sum(len(json.dumps(data)) for _, data in page.events) < 3 * len(text)
+
+
+def test_reasoning_streams_beside_the_answer_and_settles_once() -> None:
+    thought = "The person asks about tides; the moon pulls the sea. " * 20
+    chunks = [[thought_chunk(thought[i : i + 50])] for i in range(0, len(thought), 50)]
+    conversations, page, _ = started([*chunks, *streamed("The moon.", 3)])
+    run(conversations.send("Why are there tides?"))
+    answer = conversations.session.get_history()[1]
+    assert answer["reasoning"] == thought and answer["content"] == "The moon."
+    assert "".join(piece for _, piece in page.thoughts) == thought
+    assert all(at == sum(len(p) for _, p in page.thoughts[:i])
+               for i, (at, _) in enumerate(page.thoughts))  # fmt: skip
+    settled = page.of("messages")[-1]["add"][-1]
+    assert settled["streamed"] is True and "reasoning" not in settled and "content" not in settled
+    assert isinstance(settled["reasoning_seconds"], int)
+    sent = sum(len(json.dumps(d)) for _, d in page.events) + sum(len(t) for _, t in page.thoughts)
+    assert sent < 3 * (len(thought) + len("The moon."))
 
 
 def test_meta_never_repeats_the_models_and_a_turn_sends_them_never() -> None:
@@ -143,7 +163,7 @@ def test_the_history_list_travels_as_per_entry_changes() -> None:
     run(conversations.send("first"))
     first = conversations.session.id
     [added] = page.of("history")
-    entry = {"id": first, "title": "first", "updated": added["set"][0]["updated"]}
+    entry = {"id": first, "title": "first", "updated": added["set"][0]["updated"], "pinned": False}
     assert added == {"set": [entry], "drop": [], "order": [first]}
     run(conversations.send("again"))
     changed = page.of("history")[-1]

@@ -449,3 +449,65 @@ def test_versions_of_an_edited_message_survive_export_and_import() -> None:
     assert (first["content"], first["version"]) == ("My name is Alice", 2)
     assert first["versions"][0]["content"] == "My name is Alise"
     assert [m["content"] for m in first["versions"][0]["after"]] == ["Hi Alise"]
+
+
+def test_pinned_conversations_come_first_and_outlive_the_limit() -> None:
+    store = MemoryKeyValue()
+    history = History(store, limit=3)
+    first = conversation("keep this one", 10)
+    run(history.keep(first.snapshot()))
+    run(history.pin(first.id, True))
+    for i in range(5):
+        run(history.keep(conversation(f"chat {i}", 100 * (i + 1)).snapshot()))
+    titles = [e.title for e in history.entries()]
+    assert titles == ["keep this one", "chat 4", "chat 3", "chat 2"]  # the limit: 3 unpinned
+    reloaded = History(store, limit=3)
+    run(reloaded.load())
+    assert [e.title for e in reloaded.entries()] == titles
+    assert reloaded.entries()[0].pinned
+    run(reloaded.pin(first.id, False))
+    run(reloaded.keep(conversation("chat 5", 600).snapshot()))
+    assert "keep this one" not in [e.title for e in reloaded.entries()]
+
+
+def test_a_full_store_never_gives_up_a_pinned_conversation() -> None:
+    store = MemoryKeyValue(quota=2_600)
+    history = History(store)
+    pinned = [conversation(f"pinned {i}", 10 * (i + 1), size=300) for i in range(2)]
+    for session in pinned:
+        run(history.keep(session.snapshot()))
+        run(history.pin(session.id, True))
+    loose = conversation("loose", 50, size=300)
+    run(history.keep(loose.snapshot()))
+    newer = conversation("newer", 60, size=300)
+    run(history.keep(newer.snapshot()))  # the loose one makes room, the pinned ones stay
+    assert [e.title for e in history.entries()] == ["pinned 1", "pinned 0", "newer"]
+    before = dict(store.data)
+    with pytest.raises(StorageFull, match="full of pinned conversations"):
+        run(history.keep(conversation("too much", 70, size=900).snapshot()))
+    assert store.data == before  # nothing lost, the person told what to do
+
+
+def test_a_pin_in_another_tab_is_not_written_over() -> None:
+    store = MemoryKeyValue()
+    tab_a, tab_b = History(store), History(store)
+    session = conversation("shared", 10)
+    run(tab_a.keep(session.snapshot()))
+    run(tab_b.load())
+    run(tab_b.pin(session.id, True))
+    session.set_history([*session.get_history(), {"role": "user", "content": "more"}])
+    run(tab_a.keep(session.snapshot()))  # tab A saw no pin: it keeps it all the same
+    reloaded = History(store)
+    run(reloaded.load())
+    [entry] = [e for e in reloaded.entries() if e.title == "shared"]
+    assert entry.pinned
+
+
+def test_pin_through_the_facade_keeps_the_open_conversation_first() -> None:
+    heard = Heard()
+    conversations = Conversations(Session(), History(MemoryKeyValue()),
+                                  ScriptedTransport(answer("Hi")), listener=heard)  # fmt: skip
+    run(conversations.kept.start())
+    run(conversations.send("Hello"))
+    run(conversations.pin(conversations.session.id, True))
+    assert heard.entries[0].pinned and heard.entries[0].id == conversations.session.id

@@ -7,7 +7,7 @@ import pkgutil
 from typing import Any, Literal
 
 import pytest
-from scripted import ScriptedTransport, answer, call_chunk, run, text_chunk
+from scripted import ScriptedTransport, answer, call_chunk, run, text_chunk, thought_chunk
 
 import widget
 from widget import Session, TurnError
@@ -28,6 +28,27 @@ def test_a_streamed_answer_becomes_one_assistant_message() -> None:
     assert request["model"] == "demo"
     assert request["stream"] is True
     assert request["messages"][0] == {"role": "system", "content": "Be brief."}
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+def test_reasoning_from_either_field_is_kept_with_the_seconds_it_took(field: str) -> None:
+    now = [1_000_000]  # the session's clock, in milliseconds; each batch takes 2.2 s
+    session = Session(clock=lambda: now[0])
+    thinking = [[thought_chunk("Tides: ", field)], [thought_chunk("the moon.", field)]]
+    transport = ScriptedTransport([*thinking, [text_chunk("The moon", "stop")]])
+    transport.on_batch = lambda: now.__setitem__(0, now[0] + 2200)
+    message = run(session.send("Why tides?", transport))
+    assert message == {"role": "assistant", "content": "The moon", "reasoning": "Tides: the moon.",
+                       "reasoning_seconds": 4}  # fmt: skip
+    assert "reasoning" not in json.dumps(session.request())  # never sent upstream again
+
+
+def test_a_stopped_answer_keeps_what_the_model_thought() -> None:
+    session = Session()
+    transport = ScriptedTransport([[thought_chunk("Let me see")], [thought_chunk(" more")]])
+    transport.on_batch = session.stop
+    message = run(session.send("Think", transport))
+    assert message["error"] == STOPPED and message["reasoning"] == "Let me see"
 
 
 def test_listeners_see_the_draft_and_save_leaves_it_out() -> None:

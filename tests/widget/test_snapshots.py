@@ -89,6 +89,12 @@ def test_the_snapshot_has_the_contract_fields_and_no_configuration() -> None:
             'attachment "f.bin" of message at index 0 is not valid Base64',
         ),
         (json.dumps(snapshot(CONVERSATIONS[0], created=-1)), '"created" must be a time'),
+        (json.dumps(snapshot([{"role": "user", "content": "x"}, {"role": "assistant",
+                    "content": "y", "feedback": "meh"}])), 'feedback that is not "good" or "bad"'),
+        (json.dumps(snapshot([{"role": "user", "content": "x"}, {"role": "assistant",
+                    "content": "y", "reasoning": 42}])), 'invalid "reasoning"'),
+        (json.dumps(snapshot([{"role": "user", "content": "x"}, {"role": "assistant",
+                    "content": "y", "reasoning_seconds": -3}])), 'invalid "reasoning_seconds"'),
         (json.dumps(snapshot(CONVERSATIONS[0], thinking="max")), '"thinking" must be one of'),
         (json.dumps(snapshot(CONVERSATIONS[0], id="")), '"id" must be text'),
         ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
@@ -129,6 +135,18 @@ def test_no_module_can_execute_what_it_reads() -> None:
 
 
 # -- read_snapshot -----------------------------------------------------------------------
+
+
+def test_reasoning_and_feedback_round_trip_and_are_never_sent_again() -> None:
+    answer = {"role": "assistant", "content": "4", "reasoning": "2 and 2 make 4.",
+              "reasoning_seconds": 3, "feedback": "good"}  # fmt: skip
+    session = Session()
+    session.set_history([{"role": "user", "content": "2+2?"}, answer])
+    restored = Session()
+    restored.import_snapshot(session.export_snapshot())
+    assert restored.get_history()[1] == answer
+    request = restored.request()
+    assert request["messages"][-1] == {"role": "assistant", "content": "4"}
 
 
 def test_read_snapshot_accepts_a_dict_or_json_text() -> None:

@@ -1,0 +1,63 @@
+"""The open conversation as a Markdown file (the Download button), and rating answers."""
+
+from __future__ import annotations
+
+import pytest
+from scripted import Heard, ScriptedTransport, answer, run
+
+from widget import Session, WidgetError
+from widget.conversations import Conversations
+from widget.history import History
+from widget.key_value import MemoryKeyValue
+from widget.transcripts import conversation_markdown, file_name
+
+CALL = {"id": "c1", "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}  # fmt: skip
+MESSAGES = [
+    {"role": "user", "content": "Weather in Oslo?",
+     "attachments": [{"name": "map.png", "mime": "image/png", "data": "iVBORw0KGgo="}]},
+    {"role": "assistant", "content": None, "tool_calls": [CALL],
+     "reasoning": "They want the weather.\n\nI have a tool.", "reasoning_seconds": 2},
+    {"role": "tool", "tool_call_id": "c1", "name": "get_weather", "content": "```4°C```"},
+    {"role": "assistant", "content": "It is **4°C** in Oslo.", "feedback": "good"},
+]  # fmt: skip
+
+
+def test_the_markdown_file_reads_as_the_conversation() -> None:
+    text = conversation_markdown("Oslo  weather", MESSAGES)
+    assert text.startswith(
+        "# Oslo weather\n\n## You\n\nWeather in Oslo?\n\nAttached: `map.png` (image/png)"
+    )
+    assert "> **Thought for 2 s**\n>\n> They want the weather.\n>\n> I have a tool." in text
+    assert 'Called `get_weather` with:\n\n```json\n{\n  "city": "Oslo"\n}\n```' in text
+    assert "## Tool result: get_weather\n\n````\n```4°C```\n````" in text  # a longer fence
+    assert text.endswith("It is **4°C** in Oslo.\n\n*Rated as a good answer.*\n")
+    assert "iVBORw0KGgo" not in text  # attachments are named, not dumped
+
+
+@pytest.mark.parametrize(
+    ("title", "name"),
+    [("Oslo weather", "Oslo weather.md"), ('a/b\\c:d*e?"f<g>|h', "a b c d e f g h.md"),
+     ("  ...  ", "conversation.md"), ("x" * 300, "x" * 100 + ".md"), ("Ünïcode ✓", "Ünïcode ✓.md")],
+)  # fmt: skip
+def test_the_file_is_named_after_the_title(title: str, name: str) -> None:
+    assert file_name(title) == name
+
+
+def test_an_answer_is_rated_kept_and_taken_back() -> None:
+    store = MemoryKeyValue()
+    conversations = Conversations(Session(), History(store), ScriptedTransport(answer("Hi")),
+                                  listener=Heard())  # fmt: skip
+    run(conversations.kept.start())
+    run(conversations.send("Hello"))
+    run(conversations.set_feedback(1, "bad"))
+    stored = run(conversations.kept.history.read(conversations.session.id))  # type: ignore[union-attr]
+    assert stored is not None and stored["messages"][1]["feedback"] == "bad"
+    run(conversations.set_feedback(1, None))
+    assert "feedback" not in conversations.session.get_history()[1]
+    with pytest.raises(WidgetError, match="no answer at index 0"):
+        run(conversations.set_feedback(0, "good"))
+    with pytest.raises(WidgetError, match='not "meh"'):
+        run(conversations.set_feedback(1, "meh"))
+    downloaded = run(conversations.export_markdown())
+    assert downloaded["name"] == "Hello.md" and "## Assistant\n\nHi" in downloaded["text"]
