@@ -86,6 +86,7 @@ $(RUNTIME)/.stamp: static/node_modules/.package-lock.json $(VENV)/.stamp
 	cp static/node_modules/markdown-it/dist/browser/markdown-it.esm.min.mjs $(RUNTIME)/vendor/markdown-it.mjs
 	cp static/node_modules/dompurify/dist/purify.es.mjs $(RUNTIME)/vendor/dompurify.mjs
 	cp static/node_modules/@highlightjs/cdn-assets/es/highlight.min.js $(RUNTIME)/vendor/highlight.mjs
+	cp static/node_modules/katex/dist/katex.mjs $(RUNTIME)/vendor/katex.mjs
 	for f in $(RUNTIME)/pyodide/*.{mjs,js,json,wasm} $(RUNTIME)/vendor/*.mjs; do gzip -kf9 "$$f"; done
 	touch $@
 

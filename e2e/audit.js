@@ -3,11 +3,13 @@
 () => {
   const root = document.querySelector('chat-widget').shadowRoot;
   const problems = [];
-  const forbidden = 'script, iframe, frame, object, embed, form, input, style, meta, link:not([rel=stylesheet]), svg, math, base, textarea:not([aria-label=Message]), video, audio, source';
+  const forbidden = 'script, iframe, frame, object, embed, form, input, style, meta, link:not([rel=stylesheet]), svg, base, textarea:not([aria-label=Message]), video, audio, source';
+  const inMath = (node) => node.closest('math');
   const scope = root.querySelectorAll('.transcript article');
   for (const article of scope) {
-    // The widget's own controls under a message (icon buttons) are not content: skip them.
-    const ours = [...article.children].filter((child) => child.classList.contains('actions'));
+    // The widget's own controls (icon buttons under a message, the reasoning's toggle) are
+    // not content: skip them.
+    const ours = [...article.querySelectorAll(':scope > .actions, :scope > .reasoning > button.thought')];
     const content = (node) => !ours.some((actions) => actions.contains(node));
     for (const node of article.querySelectorAll(forbidden)) if (content(node)) problems.push('element ' + node.tagName);
     for (const node of [...article.querySelectorAll('*')].filter(content)) {
@@ -17,6 +19,11 @@
           problems.push('attribute ' + attr.name + ' on ' + node.tagName);
       }
     }
+    // MathML only as KaTeX writes it: a <math> right inside its .katex span, and no links.
+    for (const math of article.querySelectorAll('math')) {
+      if (content(math) && !math.parentElement?.classList.contains('katex')) problems.push('element MATH outside KaTeX');
+    }
+    for (const node of article.querySelectorAll('[href]:not(a)')) problems.push('href on ' + node.tagName);
     for (const a of article.querySelectorAll('a[href]')) {
       if (!/^(https?:|mailto:)/i.test(a.getAttribute('href'))) problems.push('link ' + a.getAttribute('href'));
       if (a.getAttribute('rel') !== 'noopener noreferrer' || a.getAttribute('target') !== '_blank')

@@ -196,6 +196,48 @@ def test_hostile_history_restored_runs_nothing(page: Page, guarded: list[str], s
     audit(page, guarded, len(messages))
 
 
+# TeX that tries to link, load, run HTML, break out of <math> or expand for ever.
+TEX_PAYLOADS = [
+    r"\href{javascript:alert(1)}{click} \url{javascript:alert(2)}",
+    r"\htmlClass{x}{y} \htmlId{x}{y} \htmlStyle{color:red}{y} \htmlData{onclick=alert(3)}{z}",
+    r"\includegraphics{https://attacker.example/a.png}",
+    r"\def\a{\a\a}\a",
+    r"\textcolor{red\" onmouseover=\"alert(4)}{x} \color{url(javascript:alert(5))}x",
+    "</math><img src=x onerror=alert(6)>",
+    r"\text{<script>alert(7)</script>} \operatorname{<img src=x onerror=alert(8)>}",
+]
+
+
+def reasoned_stream(thought: str, content: str) -> str:
+    events = [{"choices": [{"index": 0, "delta": {"reasoning_content": thought}}]},
+              {"choices": [{"index": 0, "delta": {"content": content}}]},
+              {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]  # fmt: skip
+    return "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+
+
+@SOURCES
+def test_hostile_reasoning_and_math_run_nothing(
+    page: Page, guarded: list[str], source: str
+) -> None:
+    """Every payload as the model's reasoning and inside each kind of math delimiter."""
+    payloads = TEX_PAYLOADS + hostile_inputs(source)
+    host_page(page, 'history="memory"')
+    batches = [payloads[i : i + 40] for i in range(0, len(payloads), 40)]
+    bodies = iter(
+        reasoned_stream("\n\n".join(batch), "\n\n".join(
+            f"$${p}$$ then ${p}$ then \\({p}\\) then \\[{p}\\]" for p in batch))
+        for batch in batches
+    )  # fmt: skip
+    page.route("**/api/chat/completions", lambda route: route.fulfill(
+        status=200, content_type="text/event-stream", body=next(bodies)))  # fmt: skip
+    for number in range(len(batches)):
+        send(page, f"Think about batch {number}")
+    expect(log(page).locator("article[data-role=assistant] .reasoning")).to_have_count(len(batches))
+    for toggle in log(page).locator("button.thought").all():
+        toggle.click()  # shown, like a curious person would
+    audit(page, guarded, 2 * len(batches))
+
+
 def test_markdown_reads_well(page: Page, guarded: list[str]) -> None:
     host_page(page, 'history="memory"')
     answer = (

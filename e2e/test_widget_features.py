@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from pages import host_page, log, screenshot, send, stored_conversations, wait_ready
 from playwright.sync_api import Page, expect
 
@@ -78,14 +79,17 @@ def test_the_launcher_opens_and_closes_the_chat_and_remembers(page: Page) -> Non
     expect(page.get_by_role("button", name="Open chat")).to_be_visible()
 
 
-def test_the_launcher_panel_fills_a_phone_screen(page: Page) -> None:
-    page.set_viewport_size({"width": 360, "height": 740})
+@pytest.mark.parametrize("width", [360, 599])
+def test_the_launcher_panel_fills_a_screen_narrower_than_600_px(page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 740})
     host_page(page, 'history="memory" mode="launcher"')
     page.get_by_role("button", name="Open chat").click()
     box = page.locator("chat-widget").evaluate(
         "el => el.shadowRoot.querySelector('.chat').getBoundingClientRect().toJSON()"
     )
-    assert (round(box["width"]), round(box["height"])) == (360, 740)
+    assert (round(box["width"]), round(box["height"])) == (width, 740)
+    composer = page.get_by_role("textbox", name="Message").bounding_box()
+    assert composer is not None and composer["y"] + composer["height"] <= 740  # on screen
 
 
 def test_colours_and_parts_can_be_styled_from_the_page(page: Page) -> None:

@@ -53,7 +53,7 @@ export class ChatView {
       recent: $(".recent"), model: $(".model"), thinking: $(".thinking"), usage: $(".usage"),
       offline: $(".offline"), suggestions: $(".suggestions"), launcher: $(".launcher"),
       close: $(".close"), chat: $(".chat"), options: $(".options"), choices: $(".choices"),
-      historyButton: $(".history-button"), newConversation: $(".new"),
+      historyButton: $(".history-button"), newConversation: $(".new"), download: $(".download"),
     };
     const t = (key, values) => this.#t(key, values);
     this.#notices = new Notices(host, root, (text) => this.#t.message(text));
@@ -62,6 +62,7 @@ export class ChatView {
       open: (conversationId) => this.#act("open", { conversationId }),
       forget: (conversationId) => this.#act("forget", { conversationId }),
       rename: (conversationId, title) => this.#act("rename", { conversationId, title }),
+      pin: (conversationId, pinned) => this.#act("pin", { conversationId, pinned }),
       exportAll: () => this.#act("exportAll", {}),
       importAll: (text) => this.#act("importAll", { text }),
       search: (query) => this.#act("search", { query }),
@@ -73,15 +74,18 @@ export class ChatView {
       alert: (text) => (text ? this.#notices.alert(text) : this.#notices.clear()),
       send: (text, attachments) => this.#act("send", { text, attachments }),
       stop: () => this.#act("stop", {}),
+      lang: () => host.getAttribute("lang") || document.documentElement.lang || navigator.language,
     });
   }
 
   /**
    * Draws what `client` mirrors from now on, in the element's language (its `lang`, else the
-   * page's, else English). A launcher calls `onOpen` when it is first opened.
-   * @param {WidgetClient} client @param {{historyOff: boolean, onOpen: () => void}} options
+   * page's, else English). A launcher calls `onOpen` when it is first opened. Conversations
+   * kept by the host page's own store cannot be pinned (`pinnable`): that store orders them.
+   * @param {WidgetClient} client
+   * @param {{historyOff: boolean, pinnable: boolean, onOpen: () => void}} options
    */
-  connect(client, { historyOff, onOpen }) {
+  connect(client, { historyOff, pinnable, onOpen }) {
     const host = this.#host;
     this.#client = client;
     let render = (/** @type {HTMLElement} */ target, /** @type {string} */ text) => void (target.textContent = text);
@@ -100,6 +104,7 @@ export class ChatView {
       Promise.all([drawable, localized]),
     );
     this.#elements.historyButton.hidden = historyOff;
+    this.#historyView.pinnable = pinnable;
     this.#wire(client);
     if (host.getAttribute("mode") === "launcher") {
       const parts = { ...this.#elements, message: this.#composer.field };
@@ -148,6 +153,7 @@ export class ChatView {
     if (!this.#client) return;
     const { state, history } = this.#client;
     this.#elements.greeting.hidden = state.messages.length > 0 || state.busy;
+    this.#elements.download.hidden = state.messages.length === 0;
     showGreeting(this.#elements, {
       suggestions: this.#host.suggestions, history, liveId: state.id, untitled: this.#t("untitled"),
     });
@@ -190,7 +196,22 @@ export class ChatView {
     log.addEventListener(MessageActionEvent.type, (event) => carryOut(/** @type {MessageActionEvent} */ (event), {
       client, act: (op, args) => this.#act(op, args), transcript,
       composer: this.#composer, notices: this.#notices, t: this.#t,
+      announce: (type, detail) => this.#announceEvent(type, detail),
     }));
+    this.#elements.download.addEventListener("click", () => this.#download());
+  }
+
+  /** Saves the open conversation as Markdown, `<title>.md`. */
+  async #download() {
+    const file = await this.#act("exportMarkdown", {});
+    if (!file) return;
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([file.text], { type: "text/markdown;charset=utf-8" }));
+    link.download = file.name;
+    this.#root.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
   }
 
   /** Runs an operation in the session, showing a refusal as an alert. */

@@ -34,6 +34,12 @@ export interface Message {
   attachments?: Attachment[];
   /** On an assistant message whose turn failed or was interrupted. */
   error?: string;
+  /** On an answer: what the model thought before it answered (never sent upstream again). */
+  reasoning?: string;
+  /** How long it thought, in whole seconds. */
+  reasoning_seconds?: number;
+  /** A person's rating of the answer ("Good answer" / "Bad answer"). */
+  feedback?: "good" | "bad";
 }
 
 /** A conversation as plain JSON (version 1); no system message, no configuration, no tools. */
@@ -65,6 +71,8 @@ export interface HistoryEntry {
   id: string;
   title: string;
   updated: number;
+  /** Pinned: listed first, never dropped by the limit or a full store. */
+  pinned?: boolean;
 }
 
 /** A host-owned history store, assigned to `element.historyStore` before it is connected. */
@@ -183,6 +191,8 @@ export interface ChatWidgetEventMap {
   "chatkeep-error": CustomEvent<{ message: string }>;
   /** The open conversation changed. */
   "chatkeep-conversation": CustomEvent<{ id: string; title: string }>;
+  /** A person rated an answer, or took the rating back (`rating: null`). */
+  "chatkeep-feedback": CustomEvent<{ conversationId: string; index: number; rating: "good" | "bad" | null }>;
 }
 
 declare global {

@@ -9,10 +9,13 @@ import { SessionHandle } from "./session-handle.js";
 import { TEMPLATE } from "./template.js";
 // Every module the ones above import, named here too: the browser asks for all of them at
 // once instead of level by level, so a page waits one round trip for the element, not four.
+import "./answer-parts.js";
 import "./approval.js";
 import "./attachments.js";
 import "./codec.js";
 import "./composer.js";
+import "./dictation.js";
+import "./draft.js";
 import "./greeting.js";
 import "./header.js";
 import "./history-view.js";
@@ -20,6 +23,7 @@ import "./host-tools.js";
 import "./i18n/en.js";
 import "./launcher.js";
 import "./markdown.js";
+import "./math.js";
 import "./message-actions.js";
 import "./notices.js";
 import "./protocol.js";
@@ -143,7 +147,9 @@ export class ChatWidget extends HTMLElement {
     this.client = new WidgetClient(config, () => this.historyStore);
     for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
     this.#pendingTools = [];
-    this.#view.connect(this.client, { historyOff: config.history === "off", onOpen: () => this.#start() });
+    this.#view.connect(this.client, {
+      historyOff: config.history === "off", pinnable: config.history !== "host", onOpen: () => this.#start(),
+    });
     this.#connectSession(this.client);
     // Inline, the chat shows at once; a launcher starts when opened, or now with `preload`.
     if (this.getAttribute("mode") !== "launcher" || this.hasAttribute("preload")) this.#start();

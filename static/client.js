@@ -15,15 +15,17 @@ import { Channel } from "./rpc.js";
 import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage.js";
 import { storedList, storedOpening } from "./stored.js";
 import { HostTools } from "./host-tools.js";
+import { nextDraft } from "./draft.js";
 
 /**
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
- *   name?: string, attachments?: any[], error?: string, versions?: any[], version?: number}} Message
+ *   name?: string, attachments?: any[], error?: string, versions?: any[], version?: number,
+ *   reasoning?: string, reasoning_seconds?: number, feedback?: "good" | "bad"}} Message
  * @typedef {{id: string, title: string, model: string, provider: string | null, thinking: string,
  *   busy: boolean, unfinished?: boolean, usage: Record<string, number> | null,
  *   models: {id: string, provider?: string}[]}} Meta
  * @typedef {Meta & {messages: Message[]}} SessionState
- * @typedef {{id: string, title: string, updated: number}} HistoryEntry
+ * @typedef {{id: string, title: string, updated: number, pinned?: boolean}} HistoryEntry
  * @typedef {{endpoint: string, model?: string | null, instructions?: string | null,
  *   history: "local" | "memory" | "off" | "host", prefix: string, maxConversations: number,
  *   generateTitle: boolean, snapshot?: object | string | null, token?: string | null}} ClientConfig
@@ -293,6 +295,7 @@ export class WidgetClient extends EventTarget {
         if (message.streamed) {
           delete message.streamed;
           message.content = this.draft?.content ?? "";
+          if (this.draft?.reasoning) message.reasoning = this.draft.reasoning;
         }
       }
       this.state.messages.splice(value.at, Infinity, ...value.add);
@@ -306,21 +309,6 @@ export class WidgetClient extends EventTarget {
       this.dispatchEvent(new CustomEvent(EVENT.alert, { detail: value }));
     }
   }
-}
-
-/**
- * The answer being written after a change: `[at, text, calls?]` appends `text` at offset `at`
- * (0 starts a new answer) and replaces the tool calls when given; `null` means it has settled.
- * @param {Message | null} draft @param {[number, string, any[]?] | null} change
- * @returns {Message | null}
- */
-function nextDraft(draft, change) {
-  if (change === null) return null;
-  const [at, text, calls] = change;
-  const before = at === 0 || !draft ? "" : (draft.content ?? "").slice(0, at);
-  const toolCalls = calls ?? (at === 0 ? undefined : draft?.tool_calls);
-  const next = { role: "assistant", content: before + text };
-  return toolCalls ? { ...next, tool_calls: toolCalls } : next;
 }
 
 /** Resolves once `client` runs no turn: at once when idle, else when its meta says so. */

@@ -1,7 +1,8 @@
-// The composer: the message field, Send (Enter) or Stop, and the files attached to the next
-// message. It hands what a person wrote to `send`; the element decides what that does.
+// The composer: the message field, Send (Enter) or Stop, dictation, and the files attached to
+// the next message. It hands what a person wrote to `send`; the element decides what that does.
 
 import { AttachmentTray } from "./attachments.js";
+import { Dictation } from "./dictation.js";
 
 export class Composer {
   #field;
@@ -9,19 +10,23 @@ export class Composer {
   #stop;
   #tray;
   #onSend;
+  #dictation;
 
   /**
    * @param {ShadowRoot} root  holding the `.composer` form, its textarea, `.send` and `.stop`
    * @param {{t: import("./strings.js").Lookup, limit: () => number,
    *   alert: (text: string) => void, send: (text: string, attachments: object[]) => void,
-   *   stop: () => void}} options  `alert("")` clears
+   *   stop: () => void, lang: () => string}} options  `alert("")` clears; `lang`: the
+   *   language dictation listens for
    */
-  constructor(root, { t, limit, alert, send, stop }) {
+  constructor(root, { t, limit, alert, send, stop, lang }) {
     const form = /** @type {HTMLFormElement} */ (root.querySelector(".composer"));
     this.#field = /** @type {HTMLTextAreaElement} */ (form.querySelector("textarea"));
     this.#send = /** @type {HTMLButtonElement} */ (form.querySelector(".send"));
     this.#stop = /** @type {HTMLButtonElement} */ (form.querySelector(".stop"));
     this.#tray = new AttachmentTray(root, { t, limit, alert });
+    const dictate = /** @type {HTMLButtonElement} */ (form.querySelector(".dictate"));
+    this.#dictation = new Dictation(dictate, this.#field, { t, alert, lang });
     this.#onSend = send;
     this.#send.disabled = true; // until the session is ready
     form.addEventListener("submit", (event) => {
@@ -58,6 +63,7 @@ export class Composer {
   #submit() {
     const text = this.#field.value.trim();
     if ((!text && !this.#tray.count) || this.#send.disabled) return;
+    this.#dictation.stop();
     const attachments = this.#tray.take();
     this.#field.value = "";
     this.#onSend(text, attachments);

@@ -1,8 +1,10 @@
-// The history page: every kept conversation, newest first, to open, rename or forget.
+// The history page: every kept conversation, pinned ones first, then the newest, to open,
+// pin, rename or forget.
 
 /** @typedef {import("./client.js").HistoryEntry} HistoryEntry */
 
 import { formatBytes } from "./attachments.js";
+import { ICONS } from "./template.js";
 
 const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 const DATE_FORMAT = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -19,11 +21,16 @@ export class HistoryView {
   /** @type {{query: string, ids: Set<string>}} what the session found for the last query */
   #found = { query: "", ids: new Set() };
   #searchTimer = 0;
+  /** false when the host page's own store keeps the conversations (and orders them) */
+  pinnable = true;
+  /** @type {{id: string, action: string} | null} the button to focus once the list is redrawn */
+  #refocus = null;
 
   /**
    * @param {ShadowRoot} root
    * @param {{open: (id: string) => unknown, forget: (id: string) => unknown,
    *   rename: (id: string, title: string) => unknown, exportAll: () => Promise<unknown>,
+   *   pin: (id: string, pinned: boolean) => unknown,
    *   importAll: (text: string) => Promise<unknown>, alert: (text: string) => void,
    *   search: (query: string) => Promise<unknown>,
    *   t: import("./strings.js").Lookup}} actions
@@ -129,6 +136,14 @@ export class HistoryView {
       (entry) => !query || entry.title.toLowerCase().includes(query) || found.has(entry.id),
     );
     this.#list.replaceChildren(...shown.map((entry) => this.#row(entry)));
+    if (this.#refocus) { // a pinned row moves: the focus goes with it
+      const { id, action } = this.#refocus;
+      const again = this.#list.querySelector(`li[data-id="${CSS.escape(id)}"] button[data-action="${action}"]`);
+      if (again instanceof HTMLElement) {
+        again.focus();
+        this.#refocus = null;
+      }
+    }
     this.#empty.hidden = shown.length > 0;
     this.#empty.textContent = this.#actions.t(this.#entries.length ? "history.none" : "history.empty");
   }
@@ -141,10 +156,16 @@ export class HistoryView {
     const t = this.#actions.t;
     const open = button(entry.title || t("untitled"), "open");
     open.classList.add("open");
+    if (entry.pinned) {
+      item.classList.add("pinned");
+      open.insertAdjacentHTML("afterbegin", ICONS.pin); // the words stay the button's name
+    }
     const when = document.createElement("time");
     when.dateTime = new Date(entry.updated).toISOString();
     when.textContent = entry.updated ? DATE_FORMAT.format(entry.updated) : "";
-    item.append(open, when, button(t("rename"), "rename"), button(t("forget"), "forget"));
+    item.append(open, when);
+    if (this.pinnable) item.append(button(t(entry.pinned ? "unpin" : "pin"), entry.pinned ? "unpin" : "pin"));
+    item.append(button(t("rename"), "rename"), button(t("forget"), "forget"));
     return item;
   }
 
@@ -160,6 +181,9 @@ export class HistoryView {
       this.#actions.open(id);
     } else if (action === "forget") {
       this.#actions.forget(id);
+    } else if (action === "pin" || action === "unpin") {
+      this.#refocus = { id, action: action === "pin" ? "unpin" : "pin" };
+      this.#actions.pin(id, action === "pin");
     } else if (action === "rename") {
       this.#startRename(item, id);
     }

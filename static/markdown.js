@@ -1,7 +1,11 @@
 // Rendering model output. Everything an assistant says is untrusted: a prompt injection, a
 // malicious upstream or a hand-edited snapshot may try to run script or leak the conversation.
 // markdown-it parses with raw HTML off; DOMPurify then sanitises what it produced, with hooks
-// that enforce the link and image policy a second time on the final DOM.
+// that enforce the link and image policy a second time on the final DOM. TeX ($…$, $$…$$,
+// \(…\), \[…\]) is typeset by KaTeX as MathML (no fonts or styles to load), with `trust` off,
+// and sanitised like the rest; KaTeX loads only once an answer holds math.
+
+import { findMath } from "./math.js";
 
 // Vendored at build time (static/runtime/vendor) and loaded by URL when the first renderer is
 // made (when the chat shows: a closed launcher loads neither).
@@ -14,8 +18,19 @@ const ALLOWED_TAGS = [
   "p", "br", "hr", "em", "strong", "del", "s", "code", "pre", "blockquote", "ul", "ol", "li",
   "a", "img", "table", "thead", "tbody", "tr", "th", "td", "h1", "h2", "h3", "h4", "h5", "h6",
   "div", "button", "span",
+  // MathML, as KaTeX writes it (its <semantics> and TeX <annotation> are taken out first)
+  "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msub", "msup", "msubsup", "mfrac",
+  "msqrt", "mroot", "mstyle", "mtable", "mtr", "mtd", "mlabeledtr", "mover", "munder",
+  "munderover", "mpadded", "mphantom", "menclose", "merror", "mmultiscripts",
 ];
-const ALLOWED_ATTR = ["href", "title", "alt", "src", "class", "start", "type", "target", "rel"];
+const ALLOWED_ATTR = ["href", "title", "alt", "src", "class", "start", "type", "target", "rel",
+  "xmlns", "display", "mathvariant", "stretchy", "fence", "separator", "lspace", "rspace",
+  "accent", "accentunder", "minsize", "maxsize", "largeop", "linethickness", "columnalign",
+  "columnlines", "columnspacing", "rowlines", "rowspacing", "displaystyle", "scriptlevel",
+  "notation", "mathcolor", "mathbackground", "mathsize", "width", "height", "depth", "voffset"];
+/** KaTeX's options: MathML only, no \href, \url or \html…, bounded macro expansion. */
+const KATEX_OPTIONS = { output: "mathml", throwOnError: true, trust: false, strict: "ignore",
+  maxExpand: 500, maxSize: 20 };
 
 /**
  * Makes a renderer for one widget, once markdown-it and DOMPurify have loaded.
@@ -58,9 +73,43 @@ export async function createRenderer({ imageHosts = [], copyLabel = () => "Copy"
     return `<div class="code"><button type="button" class="copy">${escape(copyLabel())}</button><pre><code${cls}>${escape(token.content)}</code></pre></div>`;
   };
 
+  // TeX: typeset once KaTeX is here; until then (and if it cannot be read) shown as written.
+  /** @type {WeakMap<HTMLElement, string>} what each target shows, to draw again with math */
+  const shown = new WeakMap();
+  let waitingForMath = false;
+  markdown.inline.ruler.before("escape", "math", (state, silent) => {
+    const found = findMath(state.src, state.pos);
+    if (!found) return false;
+    if (!silent) {
+      const token = state.push("math", "", 0);
+      token.content = found.tex;
+      token.markup = state.src.slice(state.pos, found.end);
+      token.meta = { display: found.display };
+    }
+    state.pos = found.end;
+    return true;
+  });
+  markdown.renderer.rules.math = (tokens, index) => {
+    const { content, markup, meta } = tokens[index];
+    if (!katex) {
+      waitingForMath = true;
+      return `<code class="tex-source">${escape(markup)}</code>`;
+    }
+    try {
+      const mathml = katex.renderToString(content, { ...KATEX_OPTIONS, displayMode: meta.display })
+        .replace(/<annotation encoding="application\/x-tex">[\s\S]*?<\/annotation>/g, "")
+        .replace(/<\/?semantics>/g, "");
+      return meta.display ? `<span class="katex-display">${mathml}</span>` : mathml;
+    } catch {
+      return `<code class="tex-source">${escape(markup)}</code>`; // TeX KaTeX cannot read
+    }
+  };
+
   const purify = DOMPurify();
   purify.addHook("afterSanitizeAttributes", (node) => {
-    if (node.nodeName === "A") {
+    if (node.namespaceURI === "http://www.w3.org/1998/Math/MathML") {
+      node.removeAttribute("href"); // MathML links are never needed: nothing to follow
+    } else if (node.nodeName === "A") {
       const href = node.getAttribute("href");
       if (href === null || !SAFE_LINK.test(normalise(href))) node.removeAttribute("href");
       node.setAttribute("target", "_blank");
@@ -76,18 +125,39 @@ export async function createRenderer({ imageHosts = [], copyLabel = () => "Copy"
   const config = {
     ALLOWED_TAGS,
     ALLOWED_ATTR,
+    // Only links and images hold addresses: every other value is plain (DOMPurify would
+    // otherwise hold `display="block"` or `start="3"` to ALLOWED_URI_REGEXP and drop them).
+    ADD_URI_SAFE_ATTR: ALLOWED_ATTR.filter((name) => name !== "href" && name !== "src"),
     ALLOW_DATA_ATTR: false,
     ALLOW_ARIA_ATTR: false,
     ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
     RETURN_DOM_FRAGMENT: true,
   };
 
-  return (target, text) => {
+  const render = (/** @type {HTMLElement} */ target, /** @type {string} */ text) => {
+    waitingForMath = false;
     const fragment = purify.sanitize(markdown.render(text), config);
     target.replaceChildren(fragment);
+    shown.set(target, text);
     const blocks = target.querySelectorAll("pre code");
     if (blocks.length) highlight(blocks, purify, config);
+    if (waitingForMath) {
+      loadKatex().then(() => {
+        if (target.isConnected && shown.get(target) === text) render(target, text);
+      }, () => {}); // without KaTeX, TeX stays shown as written
+    }
   };
+  return render;
+}
+
+/** @type {any} KaTeX, once loaded */
+let katex = null;
+/** @type {Promise<any> | null} */
+let katexLoading = null;
+
+function loadKatex() {
+  katexLoading ??= import(new URL("katex.mjs", VENDOR).href).then((module) => (katex = module.default));
+  return katexLoading;
 }
 
 /** @type {Promise<any> | null} highlight.js, loaded the first time an answer has code */

@@ -1,5 +1,5 @@
 // Carrying out what a person pressed under a message (the transcript raises a
-// `MessageActionEvent`): copy, edit in place, fork, retry, or show another version.
+// `MessageActionEvent`): copy, edit in place, fork, retry, show another version, or rate.
 
 /** @typedef {import("./transcript.js").MessageActionEvent} MessageActionEvent */
 
@@ -9,9 +9,10 @@
  *   act: (op: string, args: Record<string, unknown>) => Promise<any>,
  *   transcript: import("./transcript.js").Transcript,
  *   composer: import("./composer.js").Composer,
- *   notices: import("./notices.js").Notices, t: import("./strings.js").Lookup}} widget
+ *   notices: import("./notices.js").Notices, t: import("./strings.js").Lookup,
+ *   announce: (type: string, detail: object) => void}} widget
  */
-export async function carryOut({ action, index, version, text, source }, { client, act, transcript, composer, notices, t }) {
+export async function carryOut({ action, index, version, text, rating, source }, { client, act, transcript, composer, notices, t, announce }) {
   const content = client.state.messages[index]?.content ?? "";
   if (action === "copy" || action === "copy-code") {
     navigator.clipboard?.writeText(action === "copy" ? content : text).then(
@@ -29,6 +30,13 @@ export async function carryOut({ action, index, version, text, source }, { clien
   } else if (action === "edit" && !client.state.busy) {
     const edited = await transcript.editInPlace(index, content, t("edit.field"));
     if (edited) act("edit", { index, text: edited });
+  } else if (action === "feedback") {
+    // Pressing the pressed one takes the rating back.
+    const chosen = client.state.messages[index]?.feedback === rating ? null : rating;
+    const conversationId = client.state.id;
+    if (await act("setFeedback", { index, rating: chosen }) !== undefined) {
+      announce("chatkeep-feedback", { conversationId, index, rating: chosen });
+    }
   } else if (action === "fork") {
     const forked = await act("fork", { index });
     if (typeof forked === "string") composer.put(forked);

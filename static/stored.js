@@ -12,7 +12,8 @@ const META_VERSION = 1;
 const ROLES = ["user", "assistant", "tool"];
 
 /**
- * The kept conversations, newest first (as Python lists them); none when storage is closed.
+ * The kept conversations, pinned first, then newest first (as Python lists them); none when
+ * storage is closed.
  * @param {string} prefix @returns {StoredEntry[]}
  */
 export function storedList(prefix) {
@@ -29,7 +30,8 @@ export function storedList(prefix) {
   } catch {
     return []; // storage blocked: Python will say so, once it runs
   }
-  return entries.sort((a, b) => b.updated - a.updated || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  return entries.sort((a, b) => Number(b.pinned) - Number(a.pinned) || b.updated - a.updated
+    || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 }
 
 /**
@@ -57,7 +59,7 @@ function readMeta(id, text) {
   try {
     const data = JSON.parse(text ?? "");
     if (data?.v !== META_VERSION || typeof data.title !== "string" || !Number.isInteger(data.updated)) return null;
-    const entry = { id, title: data.title, updated: data.updated };
+    const entry = { id, title: data.title, updated: data.updated, pinned: data.pinned === true };
     return typeof data.pending === "string" && data.pending ? { ...entry, pending: data.pending } : entry;
   } catch {
     return null;

@@ -12,6 +12,9 @@ export const ICONS = {
   sliders: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 7h10M18 7h2M4 17h4M12 17h8"/><circle cx="16" cy="7" r="2"/><circle cx="10" cy="17" r="2"/></svg>',
   chat: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 5h16v11H9l-5 4z"/></svg>',
   close: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18"/></svg>',
+  download: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 4v11M7 10l5 5 5-5M5 20h14"/></svg>',
+  mic: '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="9" y="3" width="6" height="11" rx="3"/><path d="M5 11a7 7 0 0014 0M12 18v3"/></svg>',
+  pin: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M9 4h6l-1 6 4 4H6l4-4zM12 14v6"/></svg>',
   clip: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M20 11.5l-7.8 7.8a5 5 0 01-7.1-7.1l8.5-8.5a3.3 3.3 0 014.7 4.7l-8.5 8.5a1.7 1.7 0 01-2.4-2.4l7.8-7.8"/></svg>',
 };
 
@@ -29,6 +32,7 @@ export const TEMPLATE = `
       <select class="thinking" data-t-label="thinking">
         ${THINKING_LEVELS.map((level) => `<option value="${level}" data-t="thinking.${level}"></option>`).join("")}
       </select>
+      <button type="button" class="icon download" data-t-label="download" hidden>${ICONS.download}</button>
     </div>
     <button type="button" class="icon history-button" data-t-label="history">${ICONS.clock}</button>
     <button type="button" class="icon new" data-t-label="new">${ICONS.plus}</button>
@@ -53,6 +57,7 @@ export const TEMPLATE = `
       <button type="button" class="icon attach" data-t-label="attach">${ICONS.clip}</button>
       <input type="file" class="file-input" multiple hidden accept="image/*,text/*,.md,.json,.csv,.py,.js,.ts,.html,.css,.xml,.yaml,.yml">
       <textarea data-t-label="message" data-t-placeholder="message" rows="2"></textarea>
+      <button type="button" class="icon dictate" data-t-label="dictate" aria-pressed="false" hidden>${ICONS.mic}</button>
       <button type="submit" class="send" data-t="send"></button>
       <button type="button" class="stop" data-t="stop" hidden></button>
     </div>
@@ -78,7 +83,7 @@ export const TEMPLATE = `
 </div>`;
 
 /** Titles that differ from the accessible name (a tooltip says a little more). */
-const TOOLTIPS = { options: "options.title", attach: "attach.title" };
+const TOOLTIPS = { options: "options.title", attach: "attach.title", download: "download.title", dictate: "dictate.title" };
 
 /**
  * Puts the strings of `t` into everything marked in the template.

@@ -4,25 +4,28 @@
 // messages at once (opening a long conversation) are drawn in slices of a few milliseconds,
 // so the host page never has a long task.
 
+import { feedbackButtons, reasoningBlock, showLiveReasoning, showSettledReasoning, toggleReasoning } from "./answer-parts.js";
+
 /** @typedef {import("./client.js").Message} Message */
 
 /**
  * A person pressed one of a message's actions: `copy` (an answer's Markdown), `copy-code`
- * (a code block: `text`), `edit`, `fork`, `retry`, or `version` (show `version`). Raised on
- * the log, for the element to carry out.
+ * (a code block: `text`), `edit`, `fork`, `retry`, `version` (show `version`) or `feedback`
+ * (`rating`: "good" or "bad"). Raised on the log, for the element to carry out.
  */
 export class MessageActionEvent extends Event {
   static type = "message-action";
   /**
    * @param {string} action @param {number} index
-   * @param {{version?: number, text?: string, source?: HTMLElement}} details
+   * @param {{version?: number, text?: string, rating?: string, source?: HTMLElement}} details
    */
-  constructor(action, index, { version = 0, text = "", source = undefined } = {}) {
+  constructor(action, index, { version = 0, text = "", rating = "", source = undefined } = {}) {
     super(MessageActionEvent.type);
     this.action = action;
     this.index = index;
     this.version = version;
     this.text = text;
+    this.rating = rating;
     this.source = source;
   }
 }
@@ -102,6 +105,11 @@ export class Transcript {
 
   /** Turns a press of a message's button into a `MessageActionEvent`. */
   #clicked(/** @type {HTMLElement} */ target) {
+    const thought = /** @type {HTMLElement | null} */ (target.closest("button.thought"));
+    if (thought) {
+      toggleReasoning(thought);
+      return;
+    }
     const code = /** @type {HTMLElement | null} */ (target.closest("button.copy"));
     if (code) {
       const text = code.closest(".code")?.querySelector("code")?.textContent ?? "";
@@ -113,6 +121,7 @@ export class Transcript {
     const action = pressed.getAttribute("data-action") ?? "";
     this.#log.dispatchEvent(new MessageActionEvent(ACTIONS[action] ?? action, Number(pressed.getAttribute("data-index")), {
       version: Number(pressed.getAttribute("data-version")),
+      rating: pressed.getAttribute("data-rating") ?? "",
       source: pressed,
     }));
   }
@@ -120,6 +129,8 @@ export class Transcript {
   #t;
   #sentence;
   #drawable = false;
+  /** when the answer being written began to think */
+  #thinkingSince = 0;
 
   /** Messages from `at` on changed; `messages` is the whole (live) list. */
   messagesChanged(/** @type {Message[]} */ messages, /** @type {number} */ at) {
@@ -144,11 +155,16 @@ export class Transcript {
     const deadline = performance.now() + SLICE_MS;
     if (this.#dirtyFrom !== Infinity) {
       const from = Math.min(this.#dirtyFrom, this.#nodes.length);
-      for (const stale of this.#nodes.splice(from)) stale.remove();
+      const stale = this.#nodes.splice(from);
+      // A message drawn again (rated, say) keeps the reasoning the person opened.
+      const opened = new Set(stale.filter(isThoughtOpen).map((node) => Number(node.dataset.index)));
+      for (const node of stale) node.remove();
       // Draw what is missing, in order, until the slice is used up.
       while (this.#nodes.length < this.#messages.length && performance.now() < deadline) {
         const index = this.#nodes.length;
         const node = this.#message(this.#messages[index], index);
+        const thought = /** @type {HTMLElement | null} */ (node.querySelector("button.thought"));
+        if (thought && opened.has(index)) toggleReasoning(thought);
         this.#log.insertBefore(node, this.#draftNode);
         this.#nodes.push(node);
       }
@@ -174,6 +190,15 @@ export class Transcript {
       this.#draftNode.setAttribute("aria-busy", "true");
       this.#draftNode.append(element("div", "body"));
       this.#log.append(this.#draftNode);
+    }
+    if (draft.reasoning) {
+      let block = /** @type {HTMLElement | null} */ (this.#draftNode.querySelector(".reasoning"));
+      if (!block) {
+        block = reasoningBlock(this.#t);
+        this.#draftNode.prepend(block);
+        this.#thinkingSince = performance.now();
+      }
+      showLiveReasoning(block, draft, this.#t, this.#renderText, this.#thinkingSince);
     }
     const body = /** @type {HTMLElement} */ (this.#draftNode.querySelector(".body"));
     this.#renderText(body, draft.content ?? "");
@@ -220,6 +245,11 @@ export class Transcript {
       body.textContent = message.content ?? ""; // tool output is data: shown, never interpreted
       node.append(label, body);
     } else {
+      if (message.reasoning) {
+        const block = reasoningBlock(this.#t);
+        showSettledReasoning(block, message, this.#t, this.#renderText);
+        node.append(block);
+      }
       const body = element("div", "body");
       this.#renderText(body, message.content ?? "");
       node.append(body);
@@ -228,7 +258,7 @@ export class Transcript {
         const actions = element("div", "actions");
         const copy = button(this.#t("copy"), "copy-answer", index);
         copy.classList.add("copy-answer");
-        actions.append(copy);
+        actions.append(copy, ...feedbackButtons(message, index, this.#t));
         node.append(actions);
       }
       if (message.error) {
@@ -240,6 +270,10 @@ export class Transcript {
     }
     return node;
   }
+}
+
+function isThoughtOpen(/** @type {HTMLElement} */ node) {
+  return node.querySelector("button.thought")?.getAttribute("aria-expanded") === "true";
 }
 
 function article(role) {

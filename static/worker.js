@@ -37,12 +37,15 @@ const channel = new Channel(self, {
 
 // -- streamed text, coalesced -----------------------------------------------------------------
 
-/** @type {{at: number, text: string, calls: any[] | null} | null} */
+/** @type {{at: number, text: string, calls: any[] | null, thoughtAt: number, thought: string} | null} */
 let pendingDraft = null;
 let draftTimer = 0;
 
-/** Python's `host.draft(at, text, callsJson)`; `at < 0` means the answer has settled. */
-function draft(at, text, callsJson) {
+/**
+ * Python's `host.draft(at, text, callsJson, thoughtAt, thought)`: answer text appended at `at`,
+ * reasoning at `thoughtAt`; `at < 0` means the answer has settled.
+ */
+function draft(at, text, callsJson, thoughtAt = 0, thought = "") {
   if (at < 0) {
     flushDraft();
     channel.emit(EVENT.draft, null);
@@ -51,20 +54,26 @@ function draft(at, text, callsJson) {
   const calls = callsJson ? JSON.parse(callsJson) : null;
   if (pendingDraft) {
     pendingDraft.text += text;
+    pendingDraft.thought += thought;
     if (calls) pendingDraft.calls = calls;
   } else {
-    pendingDraft = { at, text, calls };
+    pendingDraft = { at, text, calls, thoughtAt, thought };
     draftTimer = setTimeout(flushDraft, DRAFT_INTERVAL);
   }
 }
 
-/** Sends what was streamed as `[at, text]`, or `[at, text, calls]` when the calls changed. */
+/**
+ * Sends what was streamed as `[at, text]`, `[at, text, calls]` when the calls changed, and
+ * `[at, text, calls | null, thoughtAt, thought]` once the answer has reasoning.
+ */
 function flushDraft() {
   clearTimeout(draftTimer);
   if (!pendingDraft) return;
-  const { at, text, calls } = pendingDraft;
+  const { at, text, calls, thoughtAt, thought } = pendingDraft;
   pendingDraft = null;
-  channel.emit(EVENT.draft, calls ? [at, text, calls] : [at, text]);
+  const reasoned = thought || thoughtAt > 0; // an answer that thought says where, always
+  const change = reasoned ? [at, text, calls, thoughtAt, thought] : calls ? [at, text, calls] : [at, text];
+  channel.emit(EVENT.draft, change);
 }
 
 /** Every other event: what was streamed before it goes first, so the page sees them in order. */
