@@ -1,7 +1,8 @@
 """The page ↔ worker path in Chromium: bytes per streamed answer, long tasks on the host page.
 
 A paced fake upstream streams answers of a known length at a known rate (its model id says
-which: `paced-<tokens>-<per second>`, 0 for full speed), behind the real server and widget.
+which: `paced-<tokens>-<per second>`, 0 for full speed, and `-think` streams the first half as
+reasoning), behind the real server and widget.
 The page counts every message crossing to and from the worker, and every long task.
 """
 
@@ -34,7 +35,7 @@ READY = (
     "customElements.whenDefined('chat-widget')"
     ".then(() => document.querySelector('chat-widget').session.ready).then(() => true)"
 )
-MODELS = ("paced-2000-150", "paced-2000-0", "paced-10000-200")
+MODELS = ("paced-2000-150", "paced-2000-0", "paced-10000-200", "paced-2000-150-think")
 
 # Counts what crosses between the page and the widget's worker, and the page's long tasks.
 PROBE = """
@@ -73,8 +74,9 @@ def token(index: int) -> str:
 
 async def completions(request: Request) -> Response:
     body = json.loads(await request.body())
-    _, tokens, rate = body["model"].split("-")
+    _, tokens, rate, *think = body["model"].split("-")
     count, per_second = int(tokens), int(rate)
+    thinking = count // 2 if think else 0
 
     async def events() -> AsyncIterator[bytes]:
         started = time.monotonic()
@@ -83,7 +85,8 @@ async def completions(request: Request) -> Response:
                 wait = started + index / per_second - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
-            chunk = {"choices": [{"index": 0, "delta": {"content": token(index)}}]}
+            field = "reasoning_content" if index < thinking else "content"
+            chunk = {"choices": [{"index": 0, "delta": {field: token(index)}}]}
             yield f"data: {json.dumps(chunk)}\n\n".encode()
         end = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
         yield f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode()
@@ -175,6 +178,22 @@ def bench_page() -> list[dict[str, Any]]:
                 ratio = (probe["toPage"] + probe["toWorker"]) / len(answer)
                 rows.append(row(f"page<->worker bytes / answer, 2,000 tokens at {label}",
                                 ratio, 3, "x"))  # fmt: skip
+
+            page.evaluate(
+                """async m => { const w = document.querySelector('chat-widget');
+                await w.session.restore(null); await w.client.call('setModel', {model: m}); }""",
+                MODELS[3],
+            )
+            probe = measure(page, "void document.querySelector('chat-widget').session"
+                            ".send('Think, then tell me')", settled, 120_000)  # fmt: skip
+            answer = page.evaluate("document.querySelector('chat-widget').client.state.messages[1]")
+            ratio = (probe["toPage"] + probe["toWorker"]) / (
+                len(answer["content"]) + len(answer["reasoning"])
+            )
+            rows.append(row("page<->worker bytes / answer, 2,000 tokens, half of them reasoning, "
+                            "~150 tokens/s", ratio, 3, "x"))  # fmt: skip
+            rows.append(row("long tasks streaming 2,000 tokens with reasoning (longest ms)",
+                            max(probe["longTasks"], default=0), 50, "ms"))  # fmt: skip
 
             snapshot = long_conversation(1000)
             shown = ("document.querySelector('chat-widget').shadowRoot"
