@@ -1,9 +1,13 @@
-"""Browser tests: the real server in a subprocess on a free port, driven by Chromium."""
+"""Browser tests: the real server in a subprocess on a free port, driven by Chromium.
+
+The server is Chatkeep's own pytest plugin's `chatkeep_server`, answering with its
+`chatkeep_model` (the demo model unless a test queues answers): the testing kit that pages
+embedding Chatkeep use, tested here by being used.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,11 +26,13 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
 
 
 @pytest.fixture(scope="session")
-def server() -> Iterator[RunningServer]:
-    running = RunningServer("--model", "demo", "--model", "demo-mini")
-    running.wait_until_up()
-    yield running
-    running.stop()
+def chatkeep_server_args() -> list[str]:
+    return ["--model", "demo", "--model", "demo-mini"]
+
+
+@pytest.fixture(scope="session")
+def server(chatkeep_server: RunningServer) -> RunningServer:
+    return chatkeep_server
 
 
 @pytest.fixture(scope="session")

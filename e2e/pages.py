@@ -98,6 +98,19 @@ def settled(page: Page, at_least: int = 0) -> None:
     )
 
 
+def route_answers(page: Page, *bodies: str) -> None:
+    """The page's chat requests get the next of `bodies` (Server-Sent Events text) each, from
+    Playwright itself: for what the testing kit's model does not stream (other field names,
+    whole hostile corpora in one event)."""
+    remaining = iter(bodies)
+    page.route(
+        "**/api/chat/completions",
+        lambda route: route.fulfill(
+            status=200, content_type="text/event-stream", body=next(remaining)
+        ),
+    )
+
+
 def log(page: Page) -> Any:
     return page.get_by_role("log", name="Conversation")
 

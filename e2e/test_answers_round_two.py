@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pages import host_page, log, send, settled, wait_ready
+from pages import host_page, log, route_answers, send, settled, wait_ready
 from playwright.sync_api import Page, expect
+
+from server.testing import ChatkeepModel, ChatWidget
 
 
 def events(*deltas: dict[str, Any]) -> str:
@@ -18,17 +20,6 @@ def events(*deltas: dict[str, Any]) -> str:
     chunks = [{"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
     chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
     return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-
-
-def answer_with(page: Page, *bodies: str) -> None:
-    """The model answers each next request with the next of `bodies` (SSE text)."""
-    remaining = iter(bodies)
-    page.route(
-        "**/api/chat/completions",
-        lambda route: route.fulfill(
-            status=200, content_type="text/event-stream", body=next(remaining)
-        ),
-    )
 
 
 def thought(page: Page, nth: int = 0) -> Any:
@@ -57,7 +48,7 @@ def test_the_demo_model_thinks_aloud_then_folds_its_reasoning(page: Page) -> Non
 @pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
 def test_reasoning_from_either_field_is_kept_through_a_reload(page: Page, field: str) -> None:
     host_page(page, 'history="local"')
-    answer_with(page, events({field: "Two and two: "}, {field: "**four**."}, {"content": "4"}))
+    route_answers(page, events({field: "Two and two: "}, {field: "**four**."}, {"content": "4"}))
     send(page, "2+2?")
     expect(thought(page)).to_have_accessible_name(re.compile(r"^Thought"))
     stored = page.evaluate("document.querySelector('chat-widget').session.messages[1]")
@@ -108,19 +99,22 @@ def test_answers_are_rated_with_an_event_and_the_rating_is_kept(page: Page) -> N
     del bad
 
 
-def test_math_is_typeset_and_tex_cannot_run_script(page: Page) -> None:
+def test_math_is_typeset_and_tex_cannot_run_script(
+    page: Page, chatkeep_model: ChatkeepModel
+) -> None:
     page.add_init_script("window.__ran = []; window.alert = (m) => window.__ran.push(m);")
     host_page(page, 'history="memory"')
     hostile = (
         r"$\href{javascript:alert(1)}{click}$ $\url{javascript:alert(2)}$ "
         r"$\htmlId{x}{y}$ $\htmlData{onclick=alert(3)}{z}$ $\includegraphics{https://x.example/a.png}$"
     )
-    answer_with(page, events(
-        {"content": "The area is $$\\int_0^1 x^2\\,dx = \\frac{1}{3}$$ and "},
-        {"content": "inline \\(e^{i\\pi}+1=0\\); prices stay: $5 and $10.\n\n" + hostile},
-    ))  # fmt: skip
-    send(page, "Area under x squared?")
-    body = log(page).locator("article[data-role=assistant] .body")
+    chatkeep_model.reply(
+        "The area is $$\\int_0^1 x^2\\,dx = \\frac{1}{3}$$ and inline \\(e^{i\\pi}+1=0\\); "
+        "prices stay: $5 and $10.\n\n" + hostile
+    )
+    chat = ChatWidget(page)
+    chat.send("Area under x squared?")
+    body = chat.answers.last.locator(".body")
     expect(body.locator(".katex-display math")).to_have_count(1)
     expect(body.locator("math mfrac")).to_have_count(1)
     expect(body).to_contain_text("prices stay: $5 and $10.")

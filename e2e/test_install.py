@@ -38,6 +38,8 @@ def test_the_wheel_adds_one_top_level_package_with_every_asset() -> None:
                   "chatkeep/static/runtime/pyodide/pyodide.asm.wasm",
                   "chatkeep/static/runtime/pyodide/python_stdlib.zip",
                   "chatkeep/static/runtime/vendor/dompurify.mjs",
+                  "chatkeep/static/runtime/vendor/katex.mjs", "chatkeep/static/math.js",
+                  "chatkeep/scripted_model.py", "chatkeep/page_object.py",
                   "chatkeep/templates/index.html", "chatkeep/widget/sessions.py",
                   "chatkeep/testing.py"):  # fmt: skip
         assert asset in names
@@ -73,3 +75,53 @@ def test_chatkeep_serve_from_a_fresh_virtualenv_chats_in_chromium(
         capture_output=True, text=True, check=True, cwd=installed,
     )  # fmt: skip
     assert str(installed) in location.stdout
+
+
+# The stranger's own conftest.py: Chromium as this machine has it (Debian's, no sandbox).
+STRANGERS_CONFTEST = """
+import os
+import pytest
+from chatkeep.testing import CHROMIUM_FLAGS
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    args = {**browser_type_launch_args, "args": list(CHROMIUM_FLAGS)}
+    if os.path.exists("/usr/bin/chromium"):
+        args["executable_path"] = "/usr/bin/chromium"
+    return args
+"""
+# ... and an expectation of theirs that does not hold: its failure must say what it saw.
+STRANGERS_FAILING_TEST = """
+from chatkeep.testing import ChatWidget
+from test_plugin_example import chat  # noqa: F401 (the README's fixture)
+
+def test_an_answer_that_never_comes(chat, chatkeep_model):
+    chatkeep_model.reply("We are open from nine to five.")
+    chat.send("When are you open?")
+    chat.expect_answer("open all night", timeout=1_000)
+"""
+
+
+def test_a_stranger_s_page_tests_run_on_the_kit_from_a_fresh_virtualenv(
+    installed: Path, tmp_path: Path
+) -> None:
+    """The README's example with pytest-playwright: scripted answers, the demo model after
+    them, a scripted failure shown as an alert, a tool call whose result reaches the next
+    request, and an expectation that does not hold, failing with what was on screen."""
+    subprocess.run(
+        [installed / "bin" / "python", "-m", "pip", "install", "--quiet", "pytest-playwright"],
+        check=True, timeout=600,
+    )  # fmt: skip
+    (tmp_path / "conftest.py").write_text(STRANGERS_CONFTEST)
+    (tmp_path / "test_plugin_example.py").write_text(
+        (ROOT / "e2e" / "test_plugin_example.py").read_text()
+    )
+    (tmp_path / "test_failing.py").write_text(STRANGERS_FAILING_TEST)
+    run = subprocess.run(
+        [installed / "bin" / "python", "-m", "pytest", "-p", "no:cacheprovider", "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    output = run.stdout + run.stderr
+    assert "1 failed, 4 passed" in output, output[-3000:]
+    assert "expected the newest answer to contain 'open all night' within 1 s" in output
+    assert "assistant: We are open from nine to five." in output

@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 import pytest
 from corpora import corpus_path
-from pages import host_page, log, send
+from pages import host_page, log, route_answers, send
 from playwright.sync_api import Page, Route, expect
 
 TRAPS = """
@@ -146,13 +146,7 @@ def stream_body(text: str) -> str:
 
 def answer_with(page: Page, *answers: str) -> None:
     """The model answers each next request with the next of `answers`, streamed."""
-    remaining = iter(answers)
-    page.route(
-        "**/api/chat/completions",
-        lambda route: route.fulfill(
-            status=200, content_type="text/event-stream", body=stream_body(next(remaining))
-        ),
-    )
+    route_answers(page, *(stream_body(answer) for answer in answers))
 
 
 @SOURCES
@@ -223,13 +217,11 @@ def test_hostile_reasoning_and_math_run_nothing(
     payloads = TEX_PAYLOADS + hostile_inputs(source)
     host_page(page, 'history="memory"')
     batches = [payloads[i : i + 40] for i in range(0, len(payloads), 40)]
-    bodies = iter(
+    route_answers(page, *(
         reasoned_stream("\n\n".join(batch), "\n\n".join(
             f"$${p}$$ then ${p}$ then \\({p}\\) then \\[{p}\\]" for p in batch))
         for batch in batches
-    )  # fmt: skip
-    page.route("**/api/chat/completions", lambda route: route.fulfill(
-        status=200, content_type="text/event-stream", body=next(bodies)))  # fmt: skip
+    ))  # fmt: skip
     for number in range(len(batches)):
         send(page, f"Think about batch {number}")
     expect(log(page).locator("article[data-role=assistant] .reasoning")).to_have_count(len(batches))

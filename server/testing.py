@@ -1,9 +1,13 @@
-"""Chatkeep in your own tests: a real server on a free port, and the pytest fixture for it.
+"""Chatkeep in your own tests: a real server on a free port, the model it answers with, and
+a page object for the widget.
 
 Installed with Chatkeep, this module is a pytest plugin (entry point `pytest11`), so every
-test can ask for `chatkeep_server`: a running server with the built-in demo model, whose
-`.url` a page embeds the widget from. Name another upstream by overriding the fixture
-`chatkeep_server_args` with the flags `chatkeep serve` takes.
+test can ask for `chatkeep_server`, a running server whose `.url` a page embeds the widget
+from, and `chatkeep_model`, the model that server answers with during the test: answers
+queued with `reply(...)`, the demo model's beyond them, and the `requests` sent upstream.
+`ChatWidget(page)` drives the widget on a Playwright page. Name another upstream by
+overriding the fixture `chatkeep_server_args` with the flags `chatkeep serve` takes (then
+`chatkeep_model` is not the model answering, and says so).
 """
 
 from __future__ import annotations
@@ -20,7 +24,11 @@ from collections.abc import Iterator, Sequence
 import httpx
 import pytest
 
-__all__ = ["CHROMIUM_FLAGS", "ChatkeepServer", "RedisServer", "ServerDidNotStart", "free_port"]
+from .page_object import ChatWidget
+from .scripted_model import ChatkeepModel
+
+__all__ = ["CHROMIUM_FLAGS", "ChatWidget", "ChatkeepModel", "ChatkeepServer", "RedisServer",
+           "ServerDidNotStart", "free_port"]  # fmt: skip
 
 #: Flags for a headless Chromium in a container or CI: no sandbox, GPU or background traffic.
 CHROMIUM_FLAGS = (
@@ -160,12 +168,44 @@ def chatkeep_server_args() -> Sequence[str]:
 
 
 @pytest.fixture(scope="session")
-def chatkeep_server(chatkeep_server_args: Sequence[str]) -> Iterator[ChatkeepServer]:
-    """A running Chatkeep server (the demo model unless told otherwise), stopped afterwards."""
-    server = ChatkeepServer(*chatkeep_server_args)
+def chatkeep_upstream() -> Iterator[ChatkeepModel]:
+    """The scripted model of the whole session; each test gets it reset as `chatkeep_model`."""
+    with ChatkeepModel() as model:
+        yield model
+
+
+@pytest.fixture(scope="session")
+def chatkeep_server(
+    chatkeep_server_args: Sequence[str], chatkeep_upstream: ChatkeepModel
+) -> Iterator[ChatkeepServer]:
+    """A running Chatkeep server, stopped afterwards. Unless its flags name an upstream, it
+    answers with `chatkeep_model` (the demo model until a test queues answers)."""
+    args = list(chatkeep_server_args)
+    names_upstream = any(arg.split("=")[0] in ("--upstream", "--config") for arg in args) or any(
+        os.environ.get(name) for name in ("CHATKEEP_UPSTREAM", "CHATKEEP_CONFIG")
+    )
+    if not names_upstream:
+        models = [] if "--model" in args else ["--model", "demo"]
+        args = ["--upstream", chatkeep_upstream.url, *models, "--rate-limit", "0", *args]
+    server = ChatkeepServer(*args)
+    server.answers_with_kit = not names_upstream  # type: ignore[attr-defined]
     try:
         server.wait_until_up()
     except ServerDidNotStart as exc:
         pytest.fail(str(exc), pytrace=False)
     yield server
     server.stop()
+
+
+@pytest.fixture
+def chatkeep_model(
+    chatkeep_server: ChatkeepServer, chatkeep_upstream: ChatkeepModel
+) -> Iterator[ChatkeepModel]:
+    """The model `chatkeep_server` answers with during this test: empty queue, empty record."""
+    if not getattr(chatkeep_server, "answers_with_kit", False):
+        reason = ("chatkeep_model answers only when chatkeep_server uses it, and the "
+                  "chatkeep_server_args fixture names another upstream.")  # fmt: skip
+        pytest.fail(reason, pytrace=False)
+    chatkeep_upstream.reset()
+    yield chatkeep_upstream
+    chatkeep_upstream.reset()
