@@ -94,8 +94,11 @@ def test_a_screenshot_for_the_readme(page: Page) -> None:
     send(page, "My name is Alice")
     log = page.get_by_role("log", name="Conversation")
     expect(log.locator("article[data-role=assistant]:not([aria-busy])")).to_have_count(1)
+    page.get_by_role("button", name="Good answer").click()
+    page.get_by_role("combobox", name="Thinking").select_option("low")
     send(page, "What is the weather in Paris?")
     expect(log.locator("article[data-role=assistant]").last).to_contain_text("22°C")
+    expect(log.locator("button.thought").first).to_contain_text("Thought for")
     expect(page.get_by_role("button", name="Send")).to_be_enabled()
     screenshot(page, "chat")
 

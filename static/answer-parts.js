@@ -43,7 +43,7 @@ export function reasoningBlock(t) {
  */
 export function showSettledReasoning(block, message, t, render) {
   const seconds = message.reasoning_seconds;
-  setThoughtLabel(block, typeof seconds === "number" ? t("thought.for", { seconds }) : t("thought"));
+  setThoughtLabel(block, typeof seconds === "number" ? thoughtFor(seconds, t) : t("thought"));
   render(/** @type {HTMLElement} */ (block.querySelector(".thought-text")), message.reasoning ?? "");
 }
 
@@ -65,12 +65,17 @@ export function showLiveReasoning(block, draft, t, render, startedAt) {
   if (answering && !block.dataset.settled) {
     block.dataset.settled = "true";
     const seconds = Math.max(0, Math.round((performance.now() - startedAt) / 1000));
-    setThoughtLabel(block, t("thought.for", { seconds }));
+    setThoughtLabel(block, thoughtFor(seconds, t));
     if (!block.dataset.touched) setOpen(block, false);
   } else if (!answering) {
     setThoughtLabel(block, t("thinking.live"));
     if (!block.dataset.touched) setOpen(block, true);
   }
+}
+
+/** "Thought for N s", or "Thought for a moment" under half a second. */
+function thoughtFor(/** @type {number} */ seconds, /** @type {Lookup} */ t) {
+  return seconds > 0 ? t("thought.for", { seconds }) : t("thought.brief");
 }
 
 /** A press of the disclosure's button: open or close it, and remember the person chose. */

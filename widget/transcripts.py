@@ -42,7 +42,11 @@ def _message(message: Message) -> str:
     lines = [f"## {heading}"]
     if message.get("reasoning"):
         seconds = message.get("reasoning_seconds")
-        said = f"Thought for {seconds} s" if isinstance(seconds, int) else "Thought"
+        said = (
+            "Thought"
+            if not isinstance(seconds, int)
+            else (f"Thought for {seconds} s" if seconds > 0 else "Thought for a moment")
+        )
         quoted = "\n".join(
             f"> {line}" if line else ">" for line in message["reasoning"].split("\n")
         )

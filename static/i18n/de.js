@@ -69,6 +69,7 @@ export default {
   "file.unreadable": "„{file}“ konnte nicht gelesen werden.",
   "thinking.live": "Denkt nach…",
   "thought": "Nachgedacht",
+  "thought.brief": "Kurz nachgedacht",
   "thought.for": "{seconds} s nachgedacht",
   "feedback.good": "Gute Antwort",
   "feedback.bad": "Schlechte Antwort",

@@ -72,6 +72,7 @@ export default {
   "file.unreadable": "“{file}” could not be read.",
   "thinking.live": "Thinking…",
   "thought": "Thought",
+  "thought.brief": "Thought for a moment",
   "thought.for": "Thought for {seconds} s",
   "feedback.good": "Good answer",
   "feedback.bad": "Bad answer",
