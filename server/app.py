@@ -28,6 +28,7 @@ from .proxy import chat_completions
 from .security import HardeningHeaders, OriginGuard, page_policy, route_path
 from .settings import Settings
 from .turns import TURN_HEADER, Turns
+from .upstream_client import UpstreamClient
 
 HERE = Path(__file__).resolve().parent
 
@@ -113,35 +114,6 @@ def create_app(
         else None
     )
     return app
-
-
-class UpstreamClient:
-    """The one shared `httpx.AsyncClient`, opened on first use.
-
-    Mounted inside another app, this app's lifespan never runs (Starlette runs only the outer
-    app's), so the client cannot be opened there; the lifespan still closes it when it runs.
-    """
-
-    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None) -> None:
-        self.settings = settings
-        self.transport = transport
-        self._client: httpx.AsyncClient | None = None
-
-    def get(self) -> httpx.AsyncClient:
-        if self._client is None or self._client.is_closed:
-            timeout = httpx.Timeout(
-                self.settings.upstream_timeout, connect=min(10.0, self.settings.upstream_timeout)
-            )
-            # A small keep-alive pool: a large idle pool makes bursts of new streams slow.
-            limits = httpx.Limits(max_connections=200, max_keepalive_connections=8)
-            self._client = httpx.AsyncClient(
-                transport=self.transport, timeout=timeout, limits=limits
-            )
-        return self._client
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
 
 
 async def demo_page(request: Request) -> Response:

@@ -67,7 +67,7 @@ async def chat_completions(request: Request) -> Response:
                 reported = reservation.estimate + math.ceil(streamed_chars / 4)
             await reservation.settle(reported)
 
-        call = UpstreamCall(request.app.state.upstream.get(), where, payload, on_end=settle)
+        call = UpstreamCall(request.app.state.upstream, where, payload, on_end=settle)
         turns: TurnKeeper | None = request.app.state.turns
         if call.streams and turns is not None:
             resumable = await turns.begin(call, client, release)

@@ -19,6 +19,7 @@ from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
 from .providers import Destination
+from .upstream_client import UpstreamClient
 from .upstream_errors import BAD_ANSWER, error_from_upstream, message_of, upstream_error
 
 #: how long, and how much, is read after `[DONE]` to keep an upstream connection
@@ -51,7 +52,7 @@ Ended = Callable[[int | None, int], Awaitable[None]]
 class UpstreamCall:
     """One request to one upstream, relayed as a whole answer or into a `StreamSink`."""
 
-    http: httpx.AsyncClient
+    http: UpstreamClient
     where: Destination
     payload: dict[str, Any]
     on_end: Ended | None = None
@@ -81,7 +82,7 @@ class UpstreamCall:
 
     async def _stream_into(self, sink: StreamSink) -> None:
         try:
-            response = await self.http.send(self._request(), stream=True)
+            response = await self.http.send(self._request())
         except httpx.HTTPError as exc:
             await sink.refuse(upstream_error(exc))
             return
@@ -143,7 +144,7 @@ class UpstreamCall:
 
     async def _whole(self) -> Response:
         try:
-            response = await self.http.send(self._request(), stream=True)
+            response = await self.http.send(self._request())
         except httpx.HTTPError as exc:
             return upstream_error(exc).response()
         try:

@@ -71,6 +71,21 @@ def chat(**fields: Any) -> dict[str, Any]:
     return {"model": "gpt-a", "messages": [{"role": "user", "content": "hi"}], **fields}
 
 
+def test_an_upstream_s_cookie_never_reaches_another_person_s_request(runtime_dir: Path) -> None:
+    """A client's cookie jar kept what an upstream set and sent it with every later request,
+    whoever asked: requests now go straight to the connection pool."""
+
+    async def sets_a_cookie(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={**SSE, "set-cookie": "session=alice; Path=/"},
+                              stream=Chunks(*sse(delta("Hi", "stop"), "[DONE]")))  # fmt: skip
+
+    upstream = Upstream(sets_a_cookie)
+    with make_client(runtime_dir, upstream) as http:
+        for _ in range(2):
+            assert http.post("/api/chat/completions", json=chat(stream=True)).status_code == 200
+    assert [r.headers.get("cookie") for r in upstream.requests] == [None, None]
+
+
 def test_only_documented_fields_go_to_the_configured_upstream(runtime_dir: Path) -> None:
     upstream = Upstream()
     body = chat(temperature=0.2, api_base="https://evil.example", base_url="https://evil.example",
