@@ -89,7 +89,7 @@ def estimated_tokens(payload: dict[str, Any]) -> int:
 def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:
     """The request as it will be sent upstream: known fields only, model allowed, costs capped."""
     try:
-        data = json.loads(body)
+        data = json.loads(body, parse_constant=_not_json)  # NaN and Infinity are not JSON
     except (ValueError, RecursionError) as exc:
         raise APIError(400, "The request body is not valid JSON.", "invalid_json") from exc
     if not isinstance(data, dict):
@@ -108,6 +108,10 @@ def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:
     if not payload["stream"]:
         payload.pop("stream_options", None)
     return payload
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
 
 
 def _capped(value: object, maximum: int, field: str) -> int:

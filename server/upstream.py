@@ -66,12 +66,8 @@ class UpstreamCall:
         return bool(self.payload["stream"])
 
     def _request(self) -> httpx.Request:
-        return self.http.build_request(
-            "POST",
-            f"{self.where.base_url}/chat/completions",
-            json=self.payload,
-            headers=_auth_headers(self.where.api_key),
-        )
+        url = f"{self.where.base_url}/chat/completions"
+        return self.http.post(url, self.payload, _auth_headers(self.where.api_key))
 
     async def stream_into(self, sink: StreamSink) -> None:
         """Relay a streamed answer; every outcome, failures too, reaches `sink`."""

@@ -48,8 +48,9 @@ class UpstreamClient:
                 self._client = httpx.AsyncClient(timeout=timeout, limits=limits)
         return self._client
 
-    def build_request(self, method: str, url: str, **options: Any) -> httpx.Request:
-        return self.get().build_request(method, url, **options)
+    def post(self, url: str, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Request:
+        """A JSON POST with the client's timeouts and headers (JSON without NaN or Infinity)."""
+        return self.get().build_request("POST", url, json=payload, headers=headers)
 
     async def send(self, request: httpx.Request) -> httpx.Response:
         """The upstream's response, its body still to be read (and closed) by the caller."""

@@ -70,6 +70,20 @@ def test_the_operator_s_instructions_lead_every_request(runtime_dir: Path) -> No
     assert rest == own
 
 
+def test_nan_and_infinity_are_not_json_and_never_go_upstream(runtime_dir: Path) -> None:
+    upstream = Upstream()
+    with make_client(runtime_dir, upstream) as http:
+        for constant in (b"NaN", b"Infinity", b"-Infinity"):
+            body = b'{"model": "gpt-a", "messages": [{"role": "user", "content": "hi"}], ' + (
+                b'"temperature": ' + constant + b"}"
+            )
+            answer = http.post("/api/chat/completions", content=body,
+                               headers={"content-type": "application/json"})  # fmt: skip
+            assert answer.status_code == 400
+            assert answer.json()["error"]["message"] == "The request body is not valid JSON."
+    assert upstream.bodies == []
+
+
 def test_a_non_ascii_client_token_is_a_401(runtime_dir: Path) -> None:
     settings = Settings(client_secret="s3cret")
     with TestClient(create_app(settings, runtime_dir=runtime_dir)) as http:
