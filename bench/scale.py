@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -84,14 +85,17 @@ async def stream_all(url: str, path: bytes = b"/api/chat/completions") -> tuple[
 
 
 @contextmanager
-def upstream_process() -> Iterator[str]:
-    """The paced upstream in a process of its own, so it does not slow the client down."""
+def upstream_process(cpus: set[int] | None = None) -> Iterator[str]:
+    """The paced upstream in a process of its own, so it does not slow the client down;
+    on the CPUs `cpus` names, when given."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-c", "import uvicorn; from bench.page import upstream_app; "
          f"uvicorn.run(upstream_app(), port={port}, log_level='warning')"],
         cwd=Path(__file__).resolve().parent.parent,
     )  # fmt: skip
+    if cpus:
+        os.sched_setaffinity(process.pid, cpus)
     try:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
