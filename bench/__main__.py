@@ -124,10 +124,12 @@ def bench_proxy() -> list[dict[str, Any]]:
 
 
 def main() -> int:
+    # The servers' timing rows first, on a machine no browser has just used: run after the
+    # browser rows, the first-token row read 1.95 ms and the two-worker gap 62 ms, against
+    # 1.0-1.15 ms and 36-51 ms run first or alone (docs/benchmarks.md).
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
-            + bench_density() + bench_boot() + bench_lazy() + bench_page() + bench_first_byte()
-            + bench_scale()
-            + bench_kept())  # fmt: skip
+            + bench_first_byte() + bench_scale() + bench_kept()
+            + bench_density() + bench_boot() + bench_lazy() + bench_page())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
     for r in rows:
