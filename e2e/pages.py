@@ -98,6 +98,13 @@ def settled(page: Page, at_least: int = 0) -> None:
     )
 
 
+def sse_answer(*deltas: dict[str, Any]) -> str:
+    """A streamed answer made of `deltas` (one event each), finished and closed."""
+    events = [{"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    return "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+
+
 def route_answers(page: Page, *bodies: str) -> None:
     """The page's chat requests get the next of `bodies` (Server-Sent Events text) each, from
     Playwright itself: for what the testing kit's model does not stream (other field names,

@@ -3,23 +3,15 @@ Markdown download, dictation. Pins are in test_history_pins.py."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pages import host_page, log, route_answers, send, settled, wait_ready
+from pages import host_page, log, route_answers, send, settled, sse_answer, wait_ready
 from playwright.sync_api import Page, expect
 
 from server.testing import ChatkeepModel, ChatWidget
-
-
-def events(*deltas: dict[str, Any]) -> str:
-    """A streamed answer made of `deltas`, finished and closed."""
-    chunks = [{"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
-    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
 
 
 def thought(page: Page, nth: int = 0) -> Any:
@@ -48,7 +40,9 @@ def test_the_demo_model_thinks_aloud_then_folds_its_reasoning(page: Page) -> Non
 @pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
 def test_reasoning_from_either_field_is_kept_through_a_reload(page: Page, field: str) -> None:
     host_page(page, 'history="local"')
-    route_answers(page, events({field: "Two and two: "}, {field: "**four**."}, {"content": "4"}))
+    route_answers(
+        page, sse_answer({field: "Two and two: "}, {field: "**four**."}, {"content": "4"})
+    )
     send(page, "2+2?")
     expect(thought(page)).to_have_accessible_name(re.compile(r"^Thought"))
     stored = page.evaluate("document.querySelector('chat-widget').session.messages[1]")
@@ -62,7 +56,7 @@ def test_reasoning_from_either_field_is_kept_through_a_reload(page: Page, field:
     sent = []
     page.route("**/api/chat/completions", lambda route: (sent.append(route.request.post_data_json),
                route.fulfill(status=200, content_type="text/event-stream",
-                             body=events({"content": "ok"}))))  # fmt: skip
+                             body=sse_answer({"content": "ok"}))))  # fmt: skip
     send(page, "And 3+3?")
     assert all("reasoning" not in m for m in sent[0]["messages"])  # never sent upstream again
 

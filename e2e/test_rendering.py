@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 import pytest
 from corpora import corpus_path
-from pages import host_page, log, route_answers, send
+from pages import host_page, log, route_answers, send, sse_answer
 from playwright.sync_api import Page, Route, expect
 
 TRAPS = """
@@ -135,13 +135,7 @@ def audit(page: Page, outside: list[str], expected_articles: int) -> None:
 
 
 def stream_body(text: str) -> str:
-    chunks = [text[i : i + 400] for i in range(0, len(text), 400)]
-    events = [
-        {"choices": [{"index": 0, "delta": {"content": chunk}, "finish_reason": None}]}
-        for chunk in chunks
-    ]
-    events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    return "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+    return sse_answer(*({"content": text[i : i + 400]} for i in range(0, len(text), 400)))
 
 
 def answer_with(page: Page, *answers: str) -> None:
@@ -202,13 +196,6 @@ TEX_PAYLOADS = [
 ]
 
 
-def reasoned_stream(thought: str, content: str) -> str:
-    events = [{"choices": [{"index": 0, "delta": {"reasoning_content": thought}}]},
-              {"choices": [{"index": 0, "delta": {"content": content}}]},
-              {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]  # fmt: skip
-    return "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
-
-
 @SOURCES
 def test_hostile_reasoning_and_math_run_nothing(
     page: Page, guarded: list[str], source: str
@@ -218,8 +205,8 @@ def test_hostile_reasoning_and_math_run_nothing(
     host_page(page, 'history="memory"')
     batches = [payloads[i : i + 40] for i in range(0, len(payloads), 40)]
     route_answers(page, *(
-        reasoned_stream("\n\n".join(batch), "\n\n".join(
-            f"$${p}$$ then ${p}$ then \\({p}\\) then \\[{p}\\]" for p in batch))
+        sse_answer({"reasoning_content": "\n\n".join(batch)}, {"content": "\n\n".join(
+            f"$${p}$$ then ${p}$ then \\({p}\\) then \\[{p}\\]" for p in batch)})
         for batch in batches
     ))  # fmt: skip
     for number in range(len(batches)):

@@ -82,6 +82,18 @@ def demo_reply(messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any
     )
 
 
+def demo_answer(body: dict[str, Any]) -> Reply:
+    """The demo model's whole answer to a request body: its reply, and a reasoning first when
+    the request asks it to think (never for a title)."""
+    messages = body.get("messages") or []
+    reply = demo_reply(messages, body.get("tools") or ())
+    if _asks_for_a_title(messages):
+        return reply
+    return Reply(
+        reply.text, reply.tool_call, demo_reasoning(messages, body.get("reasoning_effort"))
+    )
+
+
 def _asks_for_a_title(messages: Sequence[dict[str, Any]]) -> bool:
     return any(_text(m).startswith(TITLE_REQUEST) for m in messages if m.get("role") == "system")
 
@@ -167,11 +179,7 @@ class DemoTransport(httpx.AsyncBaseTransport):
             return httpx.Response(404, json={"error": {"message": "not found", "type": "x"}})
         body = json.loads(await request.aread())
         self.requests.append(body)
-        messages = body.get("messages", [])
-        reply = demo_reply(messages, body.get("tools") or ())
-        if not reply.reasoning and not _asks_for_a_title(messages):
-            thought = demo_reasoning(messages, body.get("reasoning_effort"))
-            reply = Reply(reply.text, reply.tool_call, thought)
+        reply = demo_answer(body)
         if body.get("stream"):
             chunks = _stream(reply, body, self.chunk_delay)
             return httpx.Response(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .demo import Reply, completion, demo_reasoning, demo_reply, reply_events
+from .demo import Reply, completion, demo_answer, reply_events
 
 __all__ = ["ChatkeepModel"]
 
@@ -104,11 +104,7 @@ class ChatkeepModel:
             self._requests.append(body)
             if self._queue:
                 return self._queue.popleft()
-        messages = body.get("messages") or []
-        reply = demo_reply(messages, body.get("tools") or ())
-        return Reply(
-            reply.text, reply.tool_call, demo_reasoning(messages, body.get("reasoning_effort"))
-        )
+        return demo_answer(body)
 
     def __enter__(self) -> ChatkeepModel:
         return self
