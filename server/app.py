@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 
+from .access_log import hide_turn_ids
 from .assets import Assets
 from .clients import ClientIdentity
 from .counters import Counters, LocalCounters, RedisCounters, redis_client
@@ -55,6 +56,7 @@ def create_app(
 ) -> Starlette:
     """Build the app. `transport` replaces the upstream connection (tests, the demo model)."""
     settings = settings or Settings()
+    hide_turn_ids()  # in this process's access log, wherever the app is served from
     if transport is None and settings.uses_demo_model:
         transport = DemoTransport()
 

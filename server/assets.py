@@ -12,9 +12,12 @@ import mimetypes
 import os
 
 from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
 from starlette.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
+
+from .offline import is_asset
 
 ON_THE_FLY_LIMIT = 512 * 1024
 
@@ -35,6 +38,10 @@ class Assets(StaticFiles):
         super().__init__(directory=directory, check_dir=False)
 
     async def get_response(self, path: str, scope: Scope) -> Response:
+        # Only assets: a checkout's static folder also holds node_modules (55 MB, with pages
+        # that load scripts from public CDNs into this origin) and development files.
+        if not is_asset(path.replace(os.sep, "/")):
+            raise HTTPException(status_code=404)
         # The service worker's scope is the app's root (so it can keep the page for offline
         # use), which the browser allows only when the script says so.
         response = await super().get_response(path, scope)

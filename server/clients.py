@@ -1,9 +1,10 @@
 """Who a request comes from: a signed client token's subject, or the client's address.
 
 Behind a load balancer the socket's address is the balancer's, so `--forwarded-allow-ips`
-names the proxies whose `X-Forwarded-For` is believed: the client is the right-most address
-there that is not itself a trusted proxy. From anyone else the header is ignored, since any
-client can set it.
+names the proxies whose `X-Forwarded-For` is believed (every line of it, in order): the client
+is the right-most address there that is not itself a trusted proxy; with `*` every hop is
+trusted and the client is the left-most address. From anyone else the header is ignored,
+since any client can set it. IPv6 clients count by their /64.
 
 With `CHATKEEP_CLIENT_SECRET`, API calls need a token the host's backend made with
 `sign_client_token(secret, subject, ttl_seconds)`: `<payload>.<signature>`, both Base64url,
@@ -69,11 +70,21 @@ class ClientIdentity:
         return "address:" + self.address(request)
 
     def address(self, request: Request) -> str:
+        """The client's address as limits count it: an IPv6 client by its /64, since one
+        host is handed a whole /64 and can take a new address from it for every request."""
+        return _counted(self._address(request))
+
+    def _address(self, request: Request) -> str:
         peer = request.client.host if request.client else "unknown"
         if not self._is_trusted(peer):
             return peer
-        forwarded = [a.strip() for a in request.headers.get("x-forwarded-for", "").split(",")]
-        for address in reversed([a for a in forwarded if a]):
+        # Every header line, in order: a proxy may add its own line rather than extend one,
+        # and then reading the first would believe what the client wrote.
+        lines = request.headers.getlist("x-forwarded-for")
+        forwarded = [a.strip() for line in lines for a in line.split(",") if a.strip()]
+        if self.trust_all:  # every hop is a proxy of ours: the first address is the client
+            return forwarded[0] if forwarded else peer
+        for address in reversed(forwarded):
             if not self._is_trusted(address):
                 return address
         return peer
@@ -86,6 +97,18 @@ class ClientIdentity:
         except ValueError:
             return False
         return any(ip in network for network in self.trusted)
+
+
+def _counted(address: str) -> str:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address[:64]
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 def _signature(secret: str, body: str) -> str:

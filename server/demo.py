@@ -25,7 +25,8 @@ WEATHER_WORD = re.compile(r"\bweather\b", re.IGNORECASE)
 IN_WORD = re.compile(r"\bin\s+", re.IGNORECASE)
 NOT_IN_A_CITY = re.compile(r"[^\w' -]")
 CITY_START = re.compile(r"[A-Za-zÀ-ÿ]")
-TEMPERATURE = re.compile(r"(-?\d+(?:\.\d+)?)\s*°?\s*C\b")
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+CELSIUS_AFTER = re.compile(r"\s*°?\s*C\b")
 TITLE_REQUEST = "Write a title for this conversation"
 
 
@@ -57,11 +58,12 @@ def demo_reply(messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any
         return Reply(_title_for(_text(messages[-1]) if messages else ""))
     last = messages[-1] if messages else {}
     if last.get("role") == "tool":
-        return Reply(f"Here is what {last.get('name') or 'the tool'} says: {_text(last)}")
+        said = _text(last)[:500]
+        return Reply(f"Here is what {str(last.get('name') or 'the tool')[:64]} says: {said}")
     question = _text(last).strip()
     tool_names = {t.get("function", {}).get("name") for t in tools if isinstance(t, dict)}
     if (asked := asked_city(question)) and "get_weather" in tool_names:
-        city = asked.title()
+        city = asked.title()[:100]
         call_id = f"call_weather_{len(messages)}"
         arguments = json.dumps({"city": city})
         return Reply(tool_call={"id": call_id, "name": "get_weather", "arguments": arguments})
@@ -69,7 +71,7 @@ def demo_reply(messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any
         name = _told_name(messages[:-1])
         return Reply(f"Your name is {name}." if name else "You have not told me your name yet.")
     if (told := NAME_TOLD.search(question)) is not None:
-        return Reply(f"Nice to meet you, {told.group(1)}! I will remember your name.")
+        return Reply(f"Nice to meet you, {told.group(1)[:100]}! I will remember your name.")
     if re.search(r"\b(warm|hot|cold|chilly)\b", question, re.IGNORECASE):
         return Reply(_judge_temperature(messages))
     if attached := _attachments(last):
@@ -137,17 +139,27 @@ def asked_city(question: str) -> str | None:
 def _told_name(messages: Sequence[dict[str, Any]]) -> str | None:
     for message in reversed(messages):
         if message.get("role") == "user" and (match := NAME_TOLD.search(_text(message))):
-            return match.group(1)
+            return match.group(1)[:100]
     return None
 
 
 def _judge_temperature(messages: Sequence[dict[str, Any]]) -> str:
     for message in reversed(messages):
-        if message.get("role") == "tool" and (match := TEMPERATURE.search(_text(message))):
-            degrees = float(match.group(1))
+        if message.get("role") == "tool" and (found := _temperature(_text(message))):
+            degrees = float(found[0])
             verdict = "warm" if degrees >= 20 else "mild" if degrees >= 12 else "cold"
-            return f"Going by the report I have ({_text(message)}), {match.group(0)} is {verdict}."
+            return f"Going by the report I have ({_text(message)[:500]}), {found[1]} is {verdict}."
     return "I have no temperature to go by yet: ask me about the weather in a city first."
+
+
+def _temperature(text: str) -> tuple[str, str] | None:
+    """The first "<number> °C" in a text: its number and how it was written. Numbers first,
+    then what follows each: one pattern for both backtracks over a long run of digits (a
+    100 KB tool message held the event loop for 10 s)."""
+    for number in NUMBER.finditer(text):
+        if unit := CELSIUS_AFTER.match(text, number.end()):
+            return number.group(), text[number.start() : unit.end()]
+    return None
 
 
 def _title_for(text: str) -> str:
@@ -179,7 +191,8 @@ class DemoTransport(httpx.AsyncBaseTransport):
             return httpx.Response(404, json={"error": {"message": "not found", "type": "x"}})
         body = json.loads(await request.aread())
         self.requests.append(body)
-        reply = demo_answer(body)
+        # In a thread: a long hostile body never holds the event loop (other clients wait).
+        reply = await asyncio.to_thread(demo_answer, body)
         if body.get("stream"):
             chunks = _stream(reply, body, self.chunk_delay)
             return httpx.Response(

@@ -9,15 +9,31 @@ offline, and drops an older build only once a newer one is complete: never a mix
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-# python_stdlib.zip is the whole standard library, for tests: the widget ships its own third.
-SKIPPED = {"node_modules", "package.json", "package-lock.json", "tsconfig.json",
-           "tsconfig.worker.json", ".stamp", "python_stdlib.zip"}  # fmt: skip
-OFFLINE_SUFFIXES = (".js", ".mjs", ".css", ".svg", ".json", ".wasm", ".zip", ".whl", ".bin")
+#: what a checkout's folders hold besides assets: never served, never listed
+DEVELOPMENT = {"node_modules", "package.json", "package-lock.json", "tsconfig.json",
+               "tsconfig.worker.json", ".stamp"}  # fmt: skip
+ASSET_SUFFIXES = (".js", ".mjs", ".css", ".svg", ".json", ".wasm", ".zip", ".whl", ".bin",
+                  ".d.ts")  # fmt: skip
+# python_stdlib.zip is the whole standard library (bare Pyodide, for the benchmarks): served,
+# but never needed offline, where the widget ships its own third of it.
+NOT_OFFLINE = {"python_stdlib.zip"}
+
+
+def is_asset(relative: str) -> bool:
+    """Whether a path under a served folder is a built asset, a file the widget loads or the
+    element's type declarations (never `node_modules`, package or compiler files, dotfiles)."""
+    parts = PurePosixPath(relative).parts
+    return (
+        bool(parts)
+        and not DEVELOPMENT & set(parts)
+        and not any(part.startswith(".") for part in parts)
+        and parts[-1].endswith(ASSET_SUFFIXES)
+    )
 
 
 def offline_files(static_dir: Path, runtime_dir: Path) -> list[tuple[str, Path]]:
@@ -30,8 +46,9 @@ def offline_files(static_dir: Path, runtime_dir: Path) -> list[tuple[str, Path]]
             relative = path.relative_to(base)
             if (
                 path.is_file()
-                and not SKIPPED & set(relative.parts)
-                and path.suffix in OFFLINE_SUFFIXES
+                and is_asset(relative.as_posix())
+                and path.name not in NOT_OFFLINE
+                and not path.name.endswith(".d.ts")
                 and not (prefix == "" and relative.parts[0] == "runtime")
             ):
                 found.append((prefix + relative.as_posix(), path))

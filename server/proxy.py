@@ -20,7 +20,7 @@ from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
 from .limits import Budgets, Release, Releasing, read_body
-from .requests import checked_messages
+from .requests import check_depth, check_text, check_tools, checked_messages
 from .settings import Settings
 from .upstream import EventStream, UpstreamCall, no_receive, while_connected
 
@@ -31,6 +31,14 @@ FORWARDED_FIELDS = frozenset(
         "logit_bias", "logprobs", "top_logprobs", "tools", "tool_choice", "parallel_tool_calls",
         "response_format", "seed", "user", "reasoning_effort", "modalities", "prediction",
     }
+)  # fmt: skip
+
+
+#: forwarded fields that may hold objects: bounded in depth (messages and tools are checked
+#: whole, the rest are numbers, text or flags)
+NESTED_FIELDS = frozenset(
+    {"stream_options", "stop", "logit_bias", "tool_choice", "response_format", "prediction",
+     "modalities"}
 )  # fmt: skip
 
 
@@ -89,13 +97,21 @@ def estimated_tokens(payload: dict[str, Any]) -> int:
 def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:
     """The request as it will be sent upstream: known fields only, model allowed, costs capped."""
     try:
-        data = json.loads(body, parse_constant=_not_json)  # NaN and Infinity are not JSON
+        # Decoded strictly first: json.loads would let UTF-8-encoded surrogates through.
+        data = json.loads(body.decode("utf-8"), parse_constant=_not_json)  # no NaN, Infinity
     except (ValueError, RecursionError) as exc:
         raise APIError(400, "The request body is not valid JSON.", "invalid_json") from exc
     if not isinstance(data, dict):
         raise APIError(400, "The request body must be a JSON object.", "invalid_body")
+    check_text(body, data)  # before any of it is quoted back in an error
     payload = {key: value for key, value in data.items() if key in FORWARDED_FIELDS}
-    payload["messages"] = checked_messages(payload.get("messages"), settings.instructions)
+    payload["messages"] = checked_messages(
+        payload.get("messages"), settings.instructions, settings.image_hosts
+    )
+    if "tools" in payload:
+        check_tools(payload["tools"])
+    for name in NESTED_FIELDS & payload.keys():
+        check_depth(name, payload[name])
     settings.destination(payload.setdefault("model", settings.default_model))  # 400 if not
     for field in ("max_tokens", "max_completion_tokens"):
         if field in payload:

@@ -9,7 +9,9 @@ answer see the demo they always saw.
 
 from __future__ import annotations
 
+import hmac
 import json
+import secrets
 import threading
 import time
 from collections import deque
@@ -38,6 +40,9 @@ class ChatkeepModel:
         self._requests: list[dict[str, Any]] = []
         self._calls = 0
         self._lock = threading.Lock()
+        #: the key the one Chatkeep server it serves sends (`CHATKEEP_API_KEY`): any other
+        #: local process gets 403, never a queued answer, and is not recorded
+        self.key = secrets.token_urlsafe(24)
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._http.daemon_threads = True
         threading.Thread(target=self._http.serve_forever, daemon=True).start()
@@ -119,6 +124,12 @@ def _handler(model: ChatkeepModel) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:  # http.server's name for it
             length = int(self.headers.get("content-length") or 0)
+            given = self.headers.get("authorization") or ""
+            if not hmac.compare_digest(given.encode(), f"Bearer {model.key}".encode()):
+                self.close_connection = True  # its body stays unread
+                self._json(403, {"error": {"message": "This model answers only the Chatkeep "
+                                           "server it serves.", "type": "forbidden"}})  # fmt: skip
+                return
             try:
                 body = json.loads(self.rfile.read(length))
             except ValueError:

@@ -187,7 +187,9 @@ def chatkeep_server(
     if not names_upstream:
         models = [] if "--model" in args else ["--model", "demo"]
         args = ["--upstream", chatkeep_upstream.url, *models, "--rate-limit", "0", *args]
-    server = ChatkeepServer(*args)
+    # The key reaches the server through its environment, where `ps` does not show it.
+    env = {} if names_upstream else {"CHATKEEP_API_KEY": chatkeep_upstream.key}
+    server = ChatkeepServer(*args, env=env)
     server.answers_with_kit = not names_upstream  # type: ignore[attr-defined]
     try:
         server.wait_until_up()

@@ -84,7 +84,7 @@ class UpstreamCall:
             return
         try:
             if response.status_code >= 400:
-                await sink.refuse(await error_from_upstream(response))
+                await sink.refuse(await error_from_upstream(response, self.http.redact))
             elif not response.headers.get("content-type", "").startswith("text/event-stream"):
                 await sink.refuse(APIError(502, BAD_ANSWER, "bad_upstream_response"))
             else:
@@ -95,7 +95,8 @@ class UpstreamCall:
 
     async def _relay_events(self, response: httpx.Response, sink: StreamSink) -> None:
         finished = False
-        events = sse_data(response.aiter_lines())
+        redact = self.http.redact
+        events = sse_data(sse_lines(response.aiter_bytes()))
         try:
             async for data in events:
                 if data == "[DONE]":
@@ -104,14 +105,14 @@ class UpstreamCall:
                 if not isinstance(event, dict):
                     raise ValueError("an event that is not an object")
                 if "error" in event:
-                    raise APIError(502, message_of(event["error"]), "upstream_error")
+                    raise APIError(502, message_of(event["error"], redact), "upstream_error")
                 self._note(event)
                 finished = finished or _has_finish_reason(event)
                 if (
                     "\n" in data
                 ):  # several `data:` lines: one line again, or it reaches the page torn
                     data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-                await sink.event(data)
+                await sink.event(redact(data))
             else:
                 # Some servers end without [DONE]; an answer without a finish reason was cut off.
                 if not finished:
@@ -145,7 +146,7 @@ class UpstreamCall:
             return upstream_error(exc).response()
         try:
             if response.status_code >= 400:
-                return (await error_from_upstream(response)).response()
+                return (await error_from_upstream(response, self.http.redact)).response()
             body = await response.aread()
             data = json.loads(body)
             if not isinstance(data, dict) or "choices" not in data:
@@ -157,7 +158,7 @@ class UpstreamCall:
             return APIError(502, BAD_ANSWER, "bad_upstream_response").response()
         finally:
             await response.aclose()
-        return Response(json.dumps(data), media_type="application/json")
+        return Response(self.http.redact(json.dumps(data)), media_type="application/json")
 
     def _note(self, event: dict[str, Any]) -> None:
         """What an event says of the answer's cost: its usage report, its characters."""
@@ -224,6 +225,33 @@ async def while_connected(receive: Receive, work: Callable[[], Awaitable[None]])
         group.start_soon(watch_disconnect)
         await work()
         group.cancel_scope.cancel()
+
+
+async def sse_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
+    """A byte stream's lines, split where Server-Sent Events split them: at CRLF, LF or CR only.
+
+    Not `str.splitlines` (nor httpx's `aiter_lines`, which follows it): that also splits at
+    U+2028, U+2029 and U+0085, which JSON allows raw inside strings, and several servers send
+    so; split there, an event is torn in two and the answer lost.
+    """
+    partial: list[bytes] = []  # the line being received, in pieces: never re-copied
+    after_cr = False  # the last chunk ended in CR: a LF first in the next one ends nothing
+    async for chunk in chunks:
+        if after_cr and chunk[:1] == b"\n":
+            chunk = chunk[1:]
+        after_cr = chunk[-1:] == b"\r"
+        if b"\r" in chunk:
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        *ended, rest = chunk.split(b"\n")
+        if ended:
+            ended[0] = b"".join((*partial, ended[0]))
+            partial = []
+            for line in ended:
+                yield line.decode("utf-8", "replace")
+        if rest:
+            partial.append(rest)
+    if partial:
+        yield b"".join(partial).decode("utf-8", "replace")
 
 
 async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from .redaction import Redactor
 from .settings import Settings
 
 
@@ -28,6 +29,8 @@ class UpstreamClient:
 
     def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None) -> None:
         self.settings = settings
+        #: what every relayed or kept text from an upstream passes through
+        self.redact = Redactor.of(settings)
         self.transport = transport
         self._client: httpx.AsyncClient | None = None
         self._sending: httpx.AsyncBaseTransport | None = None

@@ -7,12 +7,15 @@ quota and outages are said plainly, never with its details.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import httpx
 
 from .errors import APIError
 
 MAX_ERROR_BODY = 64 * 1024
+#: what every relayed text passes through (`server.redaction.Redactor`)
+Redact = Callable[[str], str]
 BAD_ANSWER = "The model service sent an answer this server cannot read."
 
 
@@ -30,15 +33,16 @@ def upstream_error(exc: httpx.HTTPError, *, started: bool = False) -> APIError:
     )
 
 
-async def error_from_upstream(response: httpx.Response) -> APIError:
-    """Map an upstream error status to ours; the upstream's own words only where they help."""
+async def error_from_upstream(response: httpx.Response, redact: Redact) -> APIError:
+    """Map an upstream error status to ours; the upstream's own words only where they help,
+    and never a secret they quote."""
     body = b""
     async for chunk in response.aiter_bytes():
         body += chunk
         if len(body) > MAX_ERROR_BODY:
             break
     try:
-        detail = message_of(json.loads(body).get("error"))
+        detail = message_of(json.loads(body).get("error"), redact)
     except (ValueError, AttributeError):
         detail = ""
     status = response.status_code
@@ -59,8 +63,9 @@ async def error_from_upstream(response: httpx.Response) -> APIError:
     return APIError(502, "The model service failed to answer. Try again later.", "upstream_failed")
 
 
-def message_of(error: object) -> str:
+def message_of(error: object, redact: Redact) -> str:
+    """An upstream error's own words, short, with any configured secret they quote redacted."""
     message = error.get("message") if isinstance(error, dict) else None
     if isinstance(message, str):
-        return message[:500]
+        return redact(message)[:500]
     return "The model service reported an error."

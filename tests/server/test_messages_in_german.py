@@ -28,6 +28,7 @@ from server.clients import sign_client_token, verify_client_token
 from server.counters import LocalCounters
 from server.errors import APIError
 from server.limits import Budgets, RateLimiter
+from server.redaction import Redactor
 from server.turn_readers import SILENT
 from server.turns import BROKEN, GONE, STOPPED, STORE_AWAY, TOO_LONG
 from server.upstream_errors import BAD_ANSWER, error_from_upstream, upstream_error
@@ -92,7 +93,7 @@ async def said_by_upstreams() -> list[str]:
     ]
     for status in (401, 429, 400, 500):
         response = httpx.Response(status, json={"error": {"message": "max_tokens is too large"}})
-        said.append((await error_from_upstream(response)).message)
+        said.append((await error_from_upstream(response, Redactor(()))).message)
     return said
 
 

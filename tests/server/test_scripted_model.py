@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from hostile import hostile_demo_bodies
 from localclient import TestClient
 
 from server import Settings, create_app
@@ -41,7 +44,8 @@ def test_queued_answers_in_order_then_the_demo_model(
     model.reply("Four.", reasoning="Two and two.")
     model.reply(tool_call=("get_weather", {"city": "Oslo"}))
     model.reply("The shop is closed.", status=503)
-    app = create_app(Settings(upstream=model.url, models=("demo",)), runtime_dir=runtime_dir)
+    settings = Settings(upstream=model.url, api_key=model.key, models=("demo",))
+    app = create_app(settings, runtime_dir=runtime_dir)
     with TestClient(app) as http:
         assert said(ask(http, "Where is my refund?")) == "The refund is on its way."
         thinking = ask(http, "2+2?")
@@ -64,3 +68,27 @@ def test_a_reply_without_anything_to_say_is_refused(model: ChatkeepModel) -> Non
         model.reply()
     with pytest.raises(ValueError, match="400 to 599"):
         model.reply(status=200)
+
+
+def test_the_model_answers_only_the_server_it_serves(model: ChatkeepModel) -> None:
+    """Another local process (no key, a wrong key) gets 403: nothing of the queue, not recorded."""
+    model.reply("The test's secret answer.")
+    body = {"model": "demo", "stream": True, "messages": [{"role": "user", "content": "Hi"}]}
+    for headers in ({}, {"authorization": "Bearer guessed"}, {"authorization": model.key}):
+        response = httpx.post(f"{model.url}/chat/completions", json=body, headers=headers)
+        assert response.status_code == 403, headers
+        assert "secret answer" not in response.text
+    assert model.queued == 1 and model.requests == []
+    own = httpx.post(f"{model.url}/chat/completions", json=body,
+                     headers={"authorization": f"Bearer {model.key}"})  # fmt: skip
+    assert "secret" in own.text and model.queued == 0 and len(model.requests) == 1
+
+
+def test_hostile_bodies_are_answered_in_linear_time(model: ChatkeepModel) -> None:
+    """A body built to make the demo's patterns backtrack is answered within 2 s."""
+    for body in hostile_demo_bodies():
+        started = time.perf_counter()
+        response = httpx.post(f"{model.url}/chat/completions", json=body, timeout=30,
+                              headers={"authorization": f"Bearer {model.key}"})  # fmt: skip
+        assert response.status_code == 200
+        assert time.perf_counter() - started < 2, body["messages"][-1]["content"][:40]
