@@ -149,7 +149,9 @@ async def list_models(request: Request) -> Response:
         data = [
             {"id": model, "object": "model", "owned_by": "chatkeep"} for model in settings.models
         ]
-    return JSONResponse({"object": "list", "data": data})
+    # The widget's limits ride along: the tool calls it runs per answer.
+    limits = {"max_tool_calls": settings.max_tool_calls}
+    return JSONResponse({"object": "list", "data": data, "chatkeep": limits})
 
 
 async def turn_events(request: Request) -> Response:

@@ -48,6 +48,7 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()
     body_timeout: float = 10.0
     client_streams: int = 4
+    max_tool_calls: int = 16
     config: str | None = None
     #: several upstreams, from `config` (see server/providers.py); empty: one upstream
     providers: tuple[Provider, ...] = ()
@@ -84,6 +85,8 @@ class Settings:
                 raise SettingsError(f"{name} must be at least 1")
         if self.client_daily_tokens < 0 or self.daily_tokens < 0:
             raise SettingsError("token budgets must be 0 (none) or more")
+        if self.max_tool_calls < 0:
+            raise SettingsError("max_tool_calls must be 0 (no tool runs) or more")
         if self.client_streams < 0:
             raise SettingsError("client_streams must be 0 (no cap) or more")
         if not self.body_timeout > 0:
@@ -184,6 +187,8 @@ OPTIONS: tuple[Option, ...] = (
            int),
     Option("instructions", "--instructions", "CHATKEEP_INSTRUCTIONS",
            "the operator's system message, first in every request sent upstream"),
+    Option("max_tool_calls", "--max-tool-calls", "CHATKEEP_MAX_TOOL_CALLS",
+           "tool calls the widget runs per answer; the rest get \"too many tool calls\"", int),
     Option("max_choices", "--max-choices", "CHATKEEP_MAX_CHOICES",
            "most completions (n) a request may ask for", int),
     Option("image_hosts", "--image-host", "CHATKEEP_IMAGE_HOSTS",

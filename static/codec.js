@@ -6,6 +6,8 @@
 
 const PREFIX = "~z1~";
 const OFFSET = 0x0800;
+/** The most a stored value may inflate to: the snapshot size limit (widget/compression.py). */
+export const MAX_INFLATED_BYTES = 100 * 1024 * 1024;
 
 /**
  * @typedef {(bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>} Deflater
@@ -19,7 +21,7 @@ const OFFSET = 0x0800;
  */
 export const streams = {
   deflate: (bytes) => transform(bytes, new CompressionStream("deflate-raw")),
-  inflate: (bytes) => transform(bytes, new DecompressionStream("deflate-raw")),
+  inflate: (bytes) => transform(bytes, new DecompressionStream("deflate-raw"), MAX_INFLATED_BYTES),
 };
 
 /** @param {string} text @param {Compression} compression @returns {Promise<string>} */
@@ -88,8 +90,32 @@ function fromUnits(text, length) {
   return bytes;
 }
 
-/** @param {Uint8Array} bytes @param {TransformStream} stream @returns {Promise<Uint8Array>} */
-async function transform(bytes, stream) {
-  const output = new Response(new Blob([/** @type {BlobPart} */ (bytes)]).stream().pipeThrough(stream));
-  return new Uint8Array(await output.arrayBuffer());
+/**
+ * The bytes through a compression stream, read chunk by chunk so that output past `limit`
+ * stops it (a hostile stored value can inflate a thousandfold).
+ * @param {Uint8Array} bytes @param {TransformStream} stream @param {number} [limit]
+ * @returns {Promise<Uint8Array>}
+ */
+async function transform(bytes, stream, limit = Infinity) {
+  const reader = new Blob([/** @type {BlobPart} */ (bytes)]).stream().pipeThrough(stream).getReader();
+  /** @type {Uint8Array[]} */
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel();
+      throw new Error(`inflates to more than ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }

@@ -84,10 +84,14 @@ export class HistoryView {
       }));
       return;
     }
-    const count = await this.#actions.importAll(await file.text());
-    if (typeof count === "number") {
+    const done = /** @type {{imported: number, skipped: number} | undefined} */ (await this.#actions.importAll(await file.text()));
+    if (done && typeof done.imported === "number") {
+      const { imported: count, skipped } = done;
       const key = count === 0 ? "imported.none" : count === 1 ? "imported.one" : "imported.many";
-      this.#status(this.#actions.t(key, { count }));
+      let said = this.#actions.t(key, { count });
+      // What did not fit is named: an import never makes room by giving up what was kept.
+      if (skipped > 0) said += ` ${this.#actions.t(skipped === 1 ? "import.skipped.one" : "import.skipped.many", { count: skipped })}`;
+      this.#status(said);
     }
   }
 
@@ -161,8 +165,12 @@ export class HistoryView {
       open.insertAdjacentHTML("afterbegin", ICONS.pin); // the words stay the button's name
     }
     const when = document.createElement("time");
-    when.dateTime = new Date(entry.updated).toISOString();
-    when.textContent = entry.updated ? DATE_FORMAT.format(entry.updated) : "";
+    // Any stored time draws a row: one no Date can hold (a hostile import's 9e15) shows none.
+    const date = new Date(entry.updated);
+    if (entry.updated > 0 && Number.isFinite(date.getTime())) {
+      when.dateTime = date.toISOString();
+      when.textContent = DATE_FORMAT.format(date);
+    }
     item.append(open, when);
     if (this.pinnable) item.append(button(t(entry.pinned ? "unpin" : "pin"), entry.pinned ? "unpin" : "pin"));
     item.append(button(t("rename"), "rename"), button(t("forget"), "forget"));

@@ -149,7 +149,7 @@ async function boot(config) {
   // The snapshot this browser kept is read while the wheel and the models are fetched; it is
   // used only if it was made from this very wheel.
   const keeping = keptSnapshot();
-  const [wheel, models] = await Promise.all([fetchWheel(), fetchModels()]);
+  const [wheel, { models, maxToolCalls }] = await Promise.all([fetchWheel(), fetchModels()]);
   const key = await snapshotKey(wheel);
   const kept = await keeping;
   let pyodide = null;
@@ -171,7 +171,7 @@ async function boot(config) {
   } else {
     installWidget(pyodide, wheel); // files are not in a snapshot, only memory
   }
-  bridge = startBridge(pyodide, { ...config, models });
+  bridge = startBridge(pyodide, { ...config, models, maxToolCalls });
   const start = await bridge.start();
   if (made) keepSnapshot(/** @type {string} */ (key), made); // for the next visit, after this one is ready
   return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
@@ -288,12 +288,13 @@ async function fetchWheel() {
 async function fetchModels() {
   try {
     const response = await fetch(`${endpoint}/models`, { headers: credentials });
-    const { data } = await response.json();
-    return data
+    const { data, chatkeep } = await response.json();
+    const models = data
       .filter((/** @type {any} */ model) => typeof model?.id === "string")
       .map((/** @type {any} */ model) => (typeof model.provider === "string" ? { id: model.id, provider: model.provider } : { id: model.id }));
+    return { models, maxToolCalls: chatkeep?.max_tool_calls };
   } catch {
-    return [];
+    return { models: [], maxToolCalls: undefined };
   }
 }
 

@@ -157,7 +157,8 @@ class Bridge:
         self._startup = options.snapshot
         offer = Offer(options.models)
         model, provider = offer.first_choice(options.model)
-        session = Session(instructions=options.instructions, model=model, provider=provider)
+        session = Session(instructions=options.instructions, model=model, provider=provider,
+                          max_tool_calls=options.max_tool_calls)  # fmt: skip
         transport = HostTransport(host)
         self.feed = ChangeFeed(session, self._emit, host.draft, offer.listed)
         self.conversations = Conversations(

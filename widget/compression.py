@@ -10,6 +10,9 @@ from __future__ import annotations
 import zlib
 
 LEVEL = 3  # about 6x smaller than plain text for chat JSON, and quick: see `make bench`
+#: the most a stored value may inflate to: the snapshot size limit (`snapshots.py`), and the
+#: same number in `static/codec.js`
+MAX_INFLATED_BYTES = 100 * 1024 * 1024
 
 
 def deflate(data: object) -> bytes:
@@ -18,13 +21,19 @@ def deflate(data: object) -> bytes:
     return compressor.compress(_bytes(data)) + compressor.flush()
 
 
-def inflate(data: object) -> bytes:
-    """Decompress; `ValueError` for data that is not raw deflate or is cut short."""
+def inflate(data: object, limit: int = MAX_INFLATED_BYTES) -> bytes:
+    """Decompress; `ValueError` for data that is not raw deflate, is cut short, or would come
+    to more than `limit` bytes (a stored value is hostile input too: 163 k characters of
+    localStorage inflated to 314 MB)."""
     decompressor = zlib.decompressobj(-zlib.MAX_WBITS)
     try:
-        out = decompressor.decompress(_bytes(data)) + decompressor.flush()
+        out = decompressor.decompress(_bytes(data), limit + 1)
+        if len(out) <= limit and not decompressor.unconsumed_tail:
+            out += decompressor.flush()
     except zlib.error as exc:
         raise ValueError(f"not a deflate stream: {exc}") from exc
+    if len(out) > limit or decompressor.unconsumed_tail:
+        raise ValueError(f"the deflate stream inflates to more than {limit:,} bytes")
     if not decompressor.eof:
         raise ValueError("the deflate stream is cut short")
     return out

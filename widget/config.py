@@ -25,6 +25,8 @@ class WidgetConfig:
     snapshot: object = None
     #: what the server offers, `[{"id", "provider"?}]`, the first its default
     models: list[dict[str, Any]] = field(default_factory=list)
+    #: tool calls run per answer, as the server says (`/api/models`); the rest are not run
+    max_tool_calls: int = 16
 
     @classmethod
     def from_json(cls, text: str) -> WidgetConfig:
@@ -40,8 +42,15 @@ class WidgetConfig:
             model=_text(options.get("model")),
             snapshot=options.get("snapshot"),
             models=[m for m in models if isinstance(m, dict)] if isinstance(models, list) else [],
+            max_tool_calls=_count(options.get("maxToolCalls"), 16),
         )
 
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _count(value: object, default: int) -> int:
+    return (
+        value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+    )

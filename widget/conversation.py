@@ -37,6 +37,8 @@ class Conversation:
         self.default_model = model or ""
         self.default_provider = provider
         self._clock = clock or (lambda: int(time.time() * 1000))
+        #: the time now, in milliseconds (the session's clock: tests set it)
+        self.now = self._clock
         self._listeners: list[Listener] = []
         self.id = ""
         self.created = self.updated = 0

@@ -210,14 +210,16 @@ class Conversations:
         unkept = session.snapshot() if history is None and not session.is_empty else None
         return await export_text(history, unkept)
 
-    async def import_all(self, text: str) -> int:
-        """Keep the conversations of an exported file (or one snapshot), all or nothing;
-        one already kept in a newer version is left as it is. How many were kept."""
+    async def import_all(self, text: str) -> dict[str, int]:
+        """Keep the conversations of an exported file (or one snapshot): a bad file is refused
+        whole; one already kept in a newer version is left as it is; what does not fit is
+        not imported. How many were imported, and how many did not fit."""
         if self.kept.history is None:
             raise WidgetError("History is off, so there is nowhere to import conversations to.")
-        kept = await keep_newer(self.kept.history, read_export(text), self.kept.live())
+        read = read_export(text)
+        imported = await keep_newer(self.kept.history, read, self.kept.live(), self.session.now())
         self.kept.list()
-        return len(kept)
+        return imported.to_dict()
 
     async def storage_changed(self, key: str) -> None:
         await self.kept.storage_changed(key)

@@ -44,7 +44,7 @@ class Kept(Protocol):
     async def read(self, conversation_id: str) -> dict[str, Any] | None: ...
     async def peek(self, conversation_id: str) -> dict[str, Any] | None: ...
     async def keep(self, snapshot: Snapshot, *, named: bool = ..., spare: Collection[str] = ...,
-                   pending: str = ...) -> Entry: ...  # fmt: skip
+                   pending: str = ..., make_room: bool = ...) -> Entry: ...  # fmt: skip
     async def forget(self, conversation_id: str) -> None: ...
     async def pin(self, conversation_id: str, pinned: bool) -> None: ...
     async def changed(self, key: str) -> bool: ...
@@ -112,6 +112,7 @@ class History:
         named: bool = False,
         spare: Collection[str] = (),
         pending: str = "",
+        make_room: bool = True,
     ) -> Entry:
         """Store a conversation in one batch of writes; returns its entry as stored.
 
@@ -124,7 +125,8 @@ class History:
         the store is full, the oldest other conversations are given up, in the same batch,
         until it fits; if it cannot fit alone, `StorageFull` is raised and nothing stored is
         touched. Conversations in `spare` (the one open) and pinned ones are never given up
-        for another, and pinned ones do not count towards the limit.
+        for another, and pinned ones do not count towards the limit. Without `make_room`
+        (an import) nothing else is given up: `StorageFull` when it does not fit as things are.
         """
         expect: dict[str, str | None] = {}
         if snapshot.id in self._known:
@@ -136,6 +138,10 @@ class History:
         others = [i for i in unpinned if i not in spare]
         over_limit = others[max(0, self.limit - (not pinned) - len(kept)) :]
         room = list(reversed(others[: len(others) - len(over_limit)]))  # oldest first
+        if not make_room:
+            if over_limit and snapshot.id not in self._entries:
+                raise StorageFull(FULL)
+            over_limit, room = [], []
         given_up: list[str] = []
         while True:
             meta = meta_text(snapshot.title, snapshot.updated, len(snapshot.messages),

@@ -22,6 +22,11 @@ from .titles import clean_title
 from .tools import Tool, tool_from_callable
 
 MAX_TOOL_ROUNDS = 8
+#: tool calls run per answer (the server's `CHATKEEP_MAX_TOOL_CALLS`); the rest are answered
+#: with `TOO_MANY_TOOL_CALLS`, never run: one answer of a thousand calls would run the page's
+#: tools a thousand times, or ask the person a thousand times
+MAX_TOOL_CALLS = 16
+TOO_MANY_TOOL_CALLS = "too many tool calls"
 
 
 class Transport(Protocol):
@@ -59,9 +64,11 @@ class Session(Conversation):
         model: str | None = None,
         provider: str | None = None,
         clock: Callable[[], int] | None = None,
+        max_tool_calls: int = MAX_TOOL_CALLS,
     ) -> None:
         super().__init__(model=model, provider=provider, clock=clock)
         self.instructions = instructions
+        self.max_tool_calls = max_tool_calls
         self.tools: dict[str, Tool] = {}
         for tool in tools:
             self.add_tool(tool)
@@ -187,7 +194,10 @@ class Session(Conversation):
                 if "error" in answer or not answer.get("tool_calls"):
                     return answer
                 calls_at = len(self._messages) - 1
-                for call in answer["tool_calls"]:
+                for number, call in enumerate(answer["tool_calls"]):
+                    if number >= self.max_tool_calls:
+                        self._append(_unrun(call, TOO_MANY_TOOL_CALLS))
+                        continue
                     result = await self._run_tool(call)
                     if self._stop_requested:
                         # Stopped while tools ran (or waited for approval): the calls are cut,
@@ -268,3 +278,9 @@ class Session(Conversation):
         self._draft = None
         self._append(message)
         return message
+
+
+def _unrun(call: Message, why: str) -> Message:
+    """The result of a call that was not run, saying why (the model reads it)."""
+    name = call["function"]["name"]
+    return {"role": "tool", "tool_call_id": call["id"], "name": name, "content": why}

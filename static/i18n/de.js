@@ -41,6 +41,8 @@ export default {
   "imported.one": "1 Gespräch importiert.",
   "imported.many": "{count} Gespräche importiert.",
   "imported.none": "Nichts Neues zu importieren.",
+  "import.skipped.one": "1 weiteres passte nicht mehr und wurde nicht importiert: Vergessen Sie Gespräche oder lösen Sie Anheftungen, um Platz zu schaffen.",
+  "import.skipped.many": "{count} weitere passten nicht mehr und wurden nicht importiert: Vergessen Sie Gespräche oder lösen Sie Anheftungen, um Platz zu schaffen.",
   "import.too-large": "„{file}“ ist {size} groß: importiert werden Verläufe bis {limit}.",
   "untitled": "Gespräch ohne Titel",
   "rename": "Umbenennen",

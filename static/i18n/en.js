@@ -44,6 +44,8 @@ export default {
   "imported.one": "Imported 1 conversation.",
   "imported.many": "Imported {count} conversations.",
   "imported.none": "Nothing new to import.",
+  "import.skipped.one": "1 more did not fit and was not imported: forget or unpin conversations to make room.",
+  "import.skipped.many": "{count} more did not fit and were not imported: forget or unpin conversations to make room.",
   "import.too-large": "“{file}” is {size}: history files up to {limit} can be imported.",
   "untitled": "Untitled conversation",
   "rename": "Rename",

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { pack, unpack } from "../../static/codec.js";
+import { MAX_INFLATED_BYTES, pack, unpack } from "../../static/codec.js";
 
 const conversation = JSON.stringify({
   version: 1, id: "c", title: "Trip", created: 1, updated: 2, model: "demo", thinking: "off",
@@ -43,4 +43,14 @@ test("a damaged packed value comes back as it is, never throws", async () => {
     "~z1~5~",
   ];
   for (const value of damaged) assert.equal(await unpack(value), value);
+});
+
+test("a value that inflates past the snapshot size limit is left as it is, unread", async () => {
+  const { deflateRawSync } = await import("node:zlib");
+  const bomb = new Uint8Array(deflateRawSync(Buffer.alloc(MAX_INFLATED_BYTES + 1024)));
+  const packed = await pack("x", { deflate: () => bomb, inflate: (bytes) => bytes });
+  assert.ok(packed.length < 200_000, `${packed.length}`); // 100 MB in a few hundred KB
+  assert.equal(await unpack(packed), packed);
+  const fits = await pack("y", { deflate: () => new Uint8Array(deflateRawSync(Buffer.from("{}"))), inflate: (b) => b });
+  assert.equal(await unpack(fits), "{}");
 });

@@ -272,11 +272,11 @@ def test_export_then_import_all_history() -> None:
     assert [c["messages"][0]["content"] for c in data["conversations"]] == ["second", "first"]
 
     elsewhere, _ = make()
-    assert run(elsewhere.import_all(exported)) == 2
+    assert run(elsewhere.import_all(exported)) == {"imported": 2, "skipped": 0}
     assert sorted(e["title"] for e in listing(elsewhere)) == ["first", "second"]
-    assert run(elsewhere.import_all(exported)) == 0  # already kept, not newer
+    assert run(elsewhere.import_all(exported))["imported"] == 0  # already kept, not newer
     single = json.dumps(data["conversations"][0])
-    assert run(make()[0].import_all(single)) == 1
+    assert run(make()[0].import_all(single))["imported"] == 1
 
 
 @pytest.mark.parametrize(
@@ -442,7 +442,7 @@ def test_versions_of_an_edited_message_survive_export_and_import() -> None:
     run(conversations.edit(0, "My name is Alice"))
     exported = run(conversations.export_all())
     other, _ = make(False)
-    assert run(other.import_all(exported)) == 1
+    assert run(other.import_all(exported))["imported"] == 1
     [entry] = listing(other)
     run(other.open(entry["id"]))
     [first, _answer] = other.session.get_history()

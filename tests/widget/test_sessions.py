@@ -322,3 +322,28 @@ def test_editing_a_message_keeps_the_earlier_version_reachable() -> None:
         restored.show_version(0, 4)
     with pytest.raises(TurnError):
         restored.show_version(1, 1)
+
+
+def test_an_answer_of_many_tool_calls_runs_only_the_first_sixteen() -> None:
+    """The attack: one answer of forty calls ran the page's tool forty times."""
+    ran: list[int] = []
+
+    def charge(amount: int) -> str:
+        """Charge the card."""
+        ran.append(amount)
+        return "charged"
+
+    calls = []
+    for n in range(40):
+        chunk = call_chunk(f"call_{n}", "charge", json.dumps({"amount": n}))
+        chunk["choices"][0]["delta"]["tool_calls"][0]["index"] = n
+        calls.append(chunk)
+    session = Session(tools=[charge])
+    run(session.send("Pay", ScriptedTransport([calls], answer("Done."))))
+    assert ran == list(range(16))
+    results = [m["content"] for m in session.get_history() if m["role"] == "tool"]
+    assert results == ["charged"] * 16 + ["too many tool calls"] * 24
+    fewer = Session(tools=[charge], max_tool_calls=2)
+    ran.clear()
+    run(fewer.send("Pay", ScriptedTransport([calls[:3]], answer("Done."))))
+    assert ran == [0, 1]

