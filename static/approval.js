@@ -1,4 +1,13 @@
 // A tool call waiting for the person: "Approve" or "Deny", in the transcript where it happens.
+//
+// Approving runs something on the person's behalf, so it takes a deliberate press: the card
+// never takes the keyboard focus (what the person is typing keeps going to the composer, and
+// a space meant for a message can never press "Approve"), "Approve" only arms a moment after
+// the card appears (a click or key aimed at what was there before does not land on it), a held
+// key's repeats do nothing, and the arguments show in full, scrollable, before the buttons.
+
+/** How long "Approve" waits before it can be pressed, as browsers do for permission prompts. */
+export const APPROVE_ARMS_AFTER_MS = 600;
 
 /**
  * Shows the call in `log` and resolves with the person's choice; an abort (the turn was
@@ -15,27 +24,51 @@ export function askApproval(log, call, signal, t) {
   card.setAttribute("role", "group");
   card.setAttribute("aria-label", t("approval.group", { name: call.name }));
   const text = document.createElement("p");
-  const code = document.createElement("code");
-  code.textContent = `${call.name}(${call.arguments})`;
-  text.append(t("approval.ask"), code);
-  const approve = document.createElement("button");
-  approve.type = "button";
-  approve.textContent = t("approve");
-  approve.className = "primary";
-  const deny = document.createElement("button");
-  deny.type = "button";
-  deny.textContent = t("deny");
-  card.append(text, approve, deny);
+  const name = document.createElement("code");
+  name.textContent = call.name;
+  text.append(t("approval.ask"), name);
+  const args = document.createElement("pre");
+  args.className = "arguments";
+  args.tabIndex = 0; // scrollable by keyboard too, but only when the person moves there
+  args.setAttribute("aria-label", t("approval.arguments"));
+  args.textContent = readable(call.arguments);
+  const approve = button(t("approve"), "primary");
+  const deny = button(t("deny"), "");
+  approve.disabled = true;
+  const arming = setTimeout(() => (approve.disabled = false), APPROVE_ARMS_AFTER_MS);
+  card.append(text, args, approve, deny);
   log.append(card);
   log.scrollTop = log.scrollHeight;
-  approve.focus();
   return new Promise((resolve) => {
-    const settle = (answer) => {
+    const settle = (/** @type {boolean} */ answer) => {
+      clearTimeout(arming);
       card.remove();
       resolve(answer);
     };
-    approve.addEventListener("click", () => settle(true));
-    deny.addEventListener("click", () => settle(false));
+    for (const [choice, answer] of /** @type {const} */ ([[approve, true], [deny, false]])) {
+      choice.addEventListener("keydown", (event) => {
+        if (event.repeat) event.preventDefault(); // a held key presses nothing
+      });
+      choice.addEventListener("click", () => settle(answer));
+    }
     signal.addEventListener("abort", () => settle(false));
   });
+}
+
+/** @param {string} label @param {string} className */
+function button(label, className) {
+  const element = document.createElement("button");
+  element.type = "button";
+  element.textContent = label;
+  if (className) element.className = className;
+  return element;
+}
+
+/** The arguments as indented JSON when they are JSON, else as they came. */
+function readable(/** @type {string} */ text) {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
   }
+}

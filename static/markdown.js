@@ -5,7 +5,7 @@
 // \(…\), \[…\]) is typeset by KaTeX as MathML (no fonts or styles to load), with `trust` off,
 // and sanitised like the rest; KaTeX loads only once an answer holds math.
 
-import { findMath } from "./math.js";
+import { MathFinder } from "./math.js";
 
 // Vendored at build time (static/runtime/vendor) and loaded by URL when the first renderer is
 // made (when the chat shows: a closed launcher loads neither).
@@ -78,7 +78,9 @@ export async function createRenderer({ imageHosts = [], copyLabel = () => "Copy"
   const shown = new WeakMap();
   let waitingForMath = false;
   markdown.inline.ruler.before("escape", "math", (state, silent) => {
-    const found = findMath(state.src, state.pos);
+    // One finder per inline text (a paragraph's), kept on markdown-it's state for it.
+    state.mathFinder ??= new MathFinder(state.src);
+    const found = state.mathFinder.at(state.pos);
     if (!found) return false;
     if (!silent) {
       const token = state.push("math", "", 0);
@@ -95,14 +97,7 @@ export async function createRenderer({ imageHosts = [], copyLabel = () => "Copy"
       waitingForMath = true;
       return `<code class="tex-source">${escape(markup)}</code>`;
     }
-    try {
-      const mathml = katex.renderToString(content, { ...KATEX_OPTIONS, displayMode: meta.display })
-        .replace(/<annotation encoding="application\/x-tex">[\s\S]*?<\/annotation>/g, "")
-        .replace(/<\/?semantics>/g, "");
-      return meta.display ? `<span class="katex-display">${mathml}</span>` : mathml;
-    } catch {
-      return `<code class="tex-source">${escape(markup)}</code>`; // TeX KaTeX cannot read
-    }
+    return typeset(content, markup, meta.display);
   };
 
   const purify = DOMPurify();
@@ -152,6 +147,29 @@ export async function createRenderer({ imageHosts = [], copyLabel = () => "Copy"
 
 /** @type {any} KaTeX, once loaded */
 let katex = null;
+/** @type {Map<string, string>} typeset formulas: an answer is drawn again on every frame
+ * while it streams, and each of its formulas was typeset anew every time */
+const typesetFormulas = new Map();
+const TYPESET_KEPT = 500;
+
+/** A formula as MathML (or as its source, when KaTeX cannot read it), typeset once. */
+function typeset(tex, markup, display) {
+  const key = `${display ? "D" : "I"}${tex}`;
+  let html = typesetFormulas.get(key);
+  if (html === undefined) {
+    try {
+      const mathml = katex.renderToString(tex, { ...KATEX_OPTIONS, displayMode: display })
+        .replace(/<annotation encoding="application\/x-tex">[\s\S]*?<\/annotation>/g, "")
+        .replace(/<\/?semantics>/g, "");
+      html = display ? `<span class="katex-display">${mathml}</span>` : mathml;
+    } catch {
+      html = `<code class="tex-source">${escape(markup)}</code>`; // TeX KaTeX cannot read
+    }
+    if (typesetFormulas.size >= TYPESET_KEPT) typesetFormulas.clear();
+    typesetFormulas.set(key, html);
+  }
+  return html;
+}
 /** @type {Promise<any> | null} */
 let katexLoading = null;
 

@@ -63,6 +63,7 @@ export default {
   "tool.calling": "Aufruf ",
   "approval.ask": "Der Assistent möchte ausführen: ",
   "approval.group": "{name} ausführen?",
+  "approval.arguments": "Argumente",
   "approve": "Erlauben",
   "deny": "Ablehnen",
   "file.remove": "{file} entfernen",

@@ -66,6 +66,7 @@ export default {
   "tool.calling": "Calling ",
   "approval.ask": "The assistant wants to run ",
   "approval.group": "Run {name}?",
+  "approval.arguments": "Arguments",
   "approve": "Approve",
   "deny": "Deny",
   "file.remove": "Remove {file}",

@@ -42,3 +42,22 @@ test("half-written math is not math yet", () => {
   assert.deepEqual(allMath("The integral $$\\int_0^1 x^2"), []);
   assert.deepEqual(allMath(answer), [["\\int_0^1 x^2\\,dx", true], ["\\frac{1}{3}", false]]);
 });
+
+test("finding math is linear: every place of 64 KB of hostile text in well under a second", async () => {
+  const { MathFinder } = await import("../../static/math.js");
+  for (const hostile of ["$1 ".repeat(21_000), "\\(".repeat(32_000), "$$x".repeat(21_000),
+    "\\[a".repeat(21_000), "$a\\".repeat(16_000), "$a \\$".repeat(13_000)]) {
+    const started = performance.now();
+    const finder = new MathFinder(hostile);
+    for (let pos = 0; pos < hostile.length; pos++) finder.at(pos);
+    assert.ok(performance.now() - started < 500, `${hostile.slice(0, 6)}: ${performance.now() - started} ms`);
+  }
+});
+
+test("a finder answers as a fresh search would, at every place", async () => {
+  const { MathFinder } = await import("../../static/math.js");
+  const text = "a $b$ c $$d$$ \\(e\\) $5 and $6$ \\$f$ $g\\$h$ $i $\n$j$ \\[k\\] $l$7 $m$.";
+  const finder = new MathFinder(text);
+  for (let pos = 0; pos < text.length; pos++) assert.deepEqual(finder.at(pos), findMath(text, pos), `at ${pos}`);
+  assert.deepEqual(allMath(text).map(([tex]) => tex), ["b", "d", "e", "5 and $6", "f", "g\\$h", "j", "k", "l$7 $m"]);
+});
