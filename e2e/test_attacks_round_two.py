@@ -6,7 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pages import choose_files, host_page, log, plant, planted_conversation, settled
+from pages import (
+    choose_files,
+    host_page,
+    log,
+    plant,
+    planted_conversation,
+    route_answers,
+    settled,
+    sse_answer,
+)
 from playwright.sync_api import Page, expect
 
 from server.testing import ChatkeepModel
@@ -135,3 +144,18 @@ def test_an_import_never_evicts_and_says_what_did_not_fit(page: Page, tmp_path: 
     expect(rows).to_have_count(4)
     expect(rows.filter(has_text="Mine one")).to_have_count(1)
     expect(rows.filter(has_text="Mine two")).to_have_count(1)
+
+
+def test_long_code_in_an_answer_draws_without_long_tasks(page: Page) -> None:
+    """highlight.js guesses a language by running every grammar: bounded by size."""
+    code = "".join(f"x{n} = '{'\\\\' * (n % 9)}' + \"<!--\" /* (( [[ {{ \n" for n in range(2500))
+    route_answers(page, sse_answer({"content": f"Here:\n\n```\n{code}```\n\nand\n\n"
+                                               f"```python\n{code}```"}))  # fmt: skip
+    host_page(page, 'history="memory"', script=LONG_TASKS)
+    page.get_by_role("textbox", name="Message").fill("Code please")
+    page.get_by_role("button", name="Send").click()
+    settled(page, at_least=2)
+    # highlight.js has loaded and whatever it was asked to do has run (one task, if any)
+    page.evaluate("import('/static/runtime/vendor/highlight.mjs')"
+                  ".then(() => new Promise(done => setTimeout(done, 100)))")  # fmt: skip
+    assert max(page.evaluate("window.longTasks"), default=0) < 200

@@ -178,6 +178,10 @@ function loadKatex() {
   return katexLoading;
 }
 
+/** Longest code highlighted: in a named language, and in one highlight.js must guess. */
+const HIGHLIGHT_MAX = 20_000;
+const GUESS_MAX = 5_000;
+
 /** @type {Promise<any> | null} highlight.js, loaded the first time an answer has code */
 let highlighter = null;
 
@@ -193,7 +197,10 @@ function highlight(blocks, purify, config) {
       if (!block.isConnected || block.classList.contains("hljs")) continue;
       const language = [...block.classList].find((c) => c.startsWith("language-"))?.slice(9);
       const text = block.textContent ?? "";
-      const result = language && hljs.getLanguage(language)
+      const named = language && hljs.getLanguage(language);
+      // Bounded: a grammar's patterns are not all linear, and guessing runs every grammar.
+      if (text.length > (named ? HIGHLIGHT_MAX : GUESS_MAX)) continue;
+      const result = named
         ? hljs.highlight(text, { language, ignoreIllegals: true })
         : hljs.highlightAuto(text);
       block.replaceChildren(purify.sanitize(result.value, config));

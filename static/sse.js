@@ -131,32 +131,51 @@ function pause(ms, signal) {
  * @returns {AsyncGenerator<{id: string, data: string}>}
  */
 async function* events(body) {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
   /** @type {string[]} */
   let data = [];
   let id = "";
+  for await (const line of lines(body)) {
+    if (line === "") {
+      if (data.length) yield { id, data: data.join("\n") };
+      data = [];
+      id = "";
+    } else if (line.startsWith("data:")) {
+      data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+    } else if (line.startsWith("id:")) {
+      id = line.slice(line.startsWith("id: ") ? 4 : 3);
+    }
+  }
+  if (data.length) yield { id, data: data.join("\n") };
+}
+
+/**
+ * The lines of a byte stream, split at CRLF, LF or CR, in time linear in its length: each
+ * chunk is read once from where the last line ended (a replay of many events arrives as one
+ * chunk), and a line spread over many chunks is joined once.
+ * @param {ReadableStream<any>} body
+ * @returns {AsyncGenerator<string>}
+ */
+async function* lines(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const newline = /\r\n|\r|\n/g;
+  /** @type {string[]} the line being received, in pieces */
+  let partial = [];
+  let afterCR = false; // a chunk ended in CR: a LF first in the next one ends nothing
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      buffer += value;
-      let newline;
-      while ((newline = buffer.search(/\r\n|\r|\n/)) !== -1) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
-        if (line === "") {
-          if (data.length) yield { id, data: data.join("\n") };
-          data = [];
-          id = "";
-        } else if (line.startsWith("data:")) {
-          data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
-        } else if (line.startsWith("id:")) {
-          id = line.slice(line.startsWith("id: ") ? 4 : 3);
-        }
+      let at = afterCR && value.startsWith("\n") ? 1 : 0;
+      afterCR = value.endsWith("\r");
+      newline.lastIndex = at;
+      for (let match; (match = newline.exec(value)) !== null; at = newline.lastIndex) {
+        const line = value.slice(at, match.index);
+        yield partial.length ? partial.join("") + line : line;
+        partial = [];
       }
+      if (at < value.length) partial.push(value.slice(at));
     }
-    if (data.length) yield { id, data: data.join("\n") };
+    if (partial.length) yield partial.join("");
   } finally {
     reader.releaseLock();
   }

@@ -137,3 +137,31 @@ test("a connection that keeps dropping fails after a few tries", async () => {
   await assert.rejects(readAll(reader), /could not be reached/);
   assert.equal(requests.length, 6); // the first request and five tries
 });
+
+/** A body of exactly these chunks (text), one a read. */
+function chunked(...parts) {
+  return new Response(new ReadableStream({
+    pull(controller) {
+      const part = parts.shift();
+      if (part === undefined) controller.close();
+      else controller.enqueue(new TextEncoder().encode(part));
+    },
+  }), { headers: { "content-type": "text/event-stream" } });
+}
+
+test("lines end only at CR, LF or CRLF, even split across reads", async () => {
+  const raw = `data: ${chunk("one\u2028two\u2029three\u0085four")}\r\n\r\ndata: ${chunk(" five")}\r\rdata: [DONE]\n\n`;
+  const cut = raw.indexOf("\r\n\r\n") + 1; // between a CR and its LF
+  serve(chunked(raw.slice(0, 9), raw.slice(9, cut), raw.slice(cut)));
+  const chunks = await readAll(openStream("http://chat/api", { body: "{}" }));
+  assert.equal(texts(chunks), "one\u2028two\u2029three\u0085four five");
+});
+
+test("a replay of many events in one read is read in linear time", async () => {
+  const many = Array.from({ length: 40_000 }, (_, i) => `id: ${i + 1}\ndata: ${chunk("x")}\n\n`).join("");
+  serve(chunked(many + "data: [DONE]\n\n"));
+  const started = performance.now();
+  const chunks = await readAll(openStream("http://chat/api", { body: "{}" }));
+  assert.equal(texts(chunks).length, 40_000);
+  assert.ok(performance.now() - started < 1500, `${performance.now() - started} ms`);
+});
