@@ -219,5 +219,37 @@ def bench_page() -> list[dict[str, Any]]:
                             ".send('Tell me everything')", settled, 180_000)  # fmt: skip
             rows.append(row("long tasks streaming 10,000 tokens at 200/s (longest ms)",
                             max(probe["longTasks"], default=0), 50, "ms"))  # fmt: skip
+            rows += bench_hostile_math(page)
             browser.close()
     return rows
+
+
+def bench_hostile_math(page: Any) -> list[dict[str, Any]]:
+    """A stored 64 KB answer of unclosed `$` opened, against plain text of the same length:
+    every `$` once scanned to the end of its line (one 17.7 s task)."""
+    longest = {}
+    for label, text in (("plain text", "word " * 13_000), ("unclosed $", "$1 " * 21_800)):
+        snapshot = {"version": 1, "id": "math", "title": "Math", "created": 1, "updated": 2,
+                    "model": MODELS[0], "thinking": "off", "messages": [
+                        {"role": "user", "content": "Prices?"},
+                        {"role": "assistant", "content": text}]}  # fmt: skip
+        page.evaluate("document.querySelector('chat-widget').session.restore(null)")
+        shown = ("document.querySelector('chat-widget').shadowRoot"
+                 ".querySelectorAll('article').length >= 2")  # fmt: skip
+        probe = measure(page, f"void document.querySelector('chat-widget').session"
+                        f".restore({json.dumps(snapshot)})", shown, 120_000)  # fmt: skip
+        longest[label] = max(probe["longTasks"], default=0)
+    return [
+        row(
+            "long tasks opening a 64 KB answer of plain text (longest ms, the baseline)",
+            longest["plain text"],
+            200,
+            "ms",
+        ),
+        row(
+            "long tasks opening a 64 KB answer of unclosed $ (longest ms)",
+            longest["unclosed $"],
+            200,
+            "ms",
+        ),
+    ]
