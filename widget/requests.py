@@ -79,7 +79,8 @@ def wire_message(message: Message) -> Message | None:
 
 
 def content_parts(text: str, attachments: Sequence[Message]) -> list[dict[str, Any]]:
-    """OpenAI content parts: the text, then each file as an image, inline text or a file."""
+    """OpenAI content parts: the text, then each file as an image or as its text. A file that
+    is neither is named in a text part: the server passes only text and images upstream."""
     parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
     for item in attachments:
         data_url = f"data:{item['mime']};base64,{item['data']}"
@@ -88,9 +89,8 @@ def content_parts(text: str, attachments: Sequence[Message]) -> list[dict[str, A
         elif (decoded := _as_text(item)) is not None:
             parts.append({"type": "text", "text": f"File {item['name']}:\n\n{decoded}"})
         else:
-            parts.append(
-                {"type": "file", "file": {"filename": item["name"], "file_data": data_url}}
-            )
+            said = f"File {item['name']}: ({item['mime']}, not text, so its content is left out)"
+            parts.append({"type": "text", "text": said})
     return parts
 
 

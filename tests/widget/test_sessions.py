@@ -347,3 +347,16 @@ def test_an_answer_of_many_tool_calls_runs_only_the_first_sixteen() -> None:
     ran.clear()
     run(fewer.send("Pay", ScriptedTransport([calls[:3]], answer("Done."))))
     assert ran == [0, 1]
+
+
+def test_a_file_that_is_not_text_or_an_image_is_named_not_sent() -> None:
+    """The server passes only text and image parts upstream (a `file` part is a 400)."""
+    session = Session()
+    binary = {"name": "data.json", "mime": "application/json", "data": "/+7/"}  # not UTF-8
+    transport = ScriptedTransport(answer("I see."))
+    run(session.send("Here", transport, attachments=[binary]))
+    parts = transport.requests[0]["messages"][0]["content"]
+    assert [part["type"] for part in parts] == ["text", "text"]
+    assert parts[1]["text"] == (
+        "File data.json: (application/json, not text, so its content is left out)"
+    )
