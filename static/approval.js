@@ -13,7 +13,7 @@ export const APPROVE_ARMS_AFTER_MS = 600;
  * Shows the call in `log` and resolves with the person's choice; an abort (the turn was
  * stopped) counts as "Deny".
  * @param {HTMLElement} log
- * @param {{name: string, arguments: string}} call
+ * @param {{name: string, arguments: Record<string, unknown>}} call
  * @param {AbortSignal} signal
  * @param {import("./strings.js").Lookup} t  the widget's strings
  * @returns {Promise<boolean>}
@@ -31,7 +31,7 @@ export function askApproval(log, call, signal, t) {
   args.className = "arguments";
   args.tabIndex = 0; // scrollable by keyboard too, but only when the person moves there
   args.setAttribute("aria-label", t("approval.arguments"));
-  args.textContent = readable(call.arguments);
+  args.textContent = JSON.stringify(call.arguments, null, 2);
   const approve = button(t("approve"), "primary");
   const deny = button(t("deny"), "");
   approve.disabled = true;
@@ -62,13 +62,4 @@ function button(label, className) {
   element.textContent = label;
   if (className) element.className = className;
   return element;
-}
-
-/** The arguments as indented JSON when they are JSON, else as they came. */
-function readable(/** @type {string} */ text) {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
 }

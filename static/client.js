@@ -68,6 +68,8 @@ export class WidgetClient extends EventTarget {
   state = { ...EMPTY, models: [], messages: [] };
   /** @type {Message | null} the answer streaming right now */
   draft = null;
+  /** @type {import("./draft.js").Drafting | null} that answer, by the name Python gave it */
+  #drafting = null;
   /** @type {HistoryEntry[]} kept conversations, newest first */
   history = [];
   /** the host page's tools */
@@ -137,7 +139,7 @@ export class WidgetClient extends EventTarget {
     channel.request(KIND.init, { config }).then(({ operations, start, fromSnapshot }) => {
       this.operations = operations;
       this.fromSnapshot = fromSnapshot;
-      this.#takeStart(JSON.parse(start));
+      this.#takeStart(start);
       if (config.history === "local") {
         this.#stopWatching = watchOtherTabs(config.prefix, (key) => {
           this.call("storageChanged", { key }).catch(() => {});
@@ -171,7 +173,7 @@ export class WidgetClient extends EventTarget {
     const unknown = Object.keys(args).filter((name) => !(name in shapes));
     if (unknown.length) throw new TypeError(`${op} takes no ${unknown.join(", ")}.`);
     try {
-      return JSON.parse(await /** @type {Channel} */ (this.#channel).request(KIND.call, { op, args })).result;
+      return await /** @type {Channel} */ (this.#channel).request(KIND.call, { op, args });
     } catch (error) {
       if (error.bug) console.error(`Chatkeep: ${op} failed inside the chat.\n${error.bug}`);
       throw new Error(error.message);
@@ -275,13 +277,13 @@ export class WidgetClient extends EventTarget {
     if (this.state.unfinished) this.call("pickUp").catch(() => {}); // failures arrive as alerts
   }
 
-  #onEvent({ kind, data }) {
+  #onEvent({ kind, data: value }) {
     if (kind === EVENT.draft) {
-      this.draft = nextDraft(this.draft, data);
+      this.#drafting = nextDraft(this.#drafting, value);
+      this.draft = this.#drafting?.message ?? null;
       this.dispatchEvent(new Event(EVENT.draft));
       return;
     }
-    const value = JSON.parse(data);
     if (kind === EVENT.meta) {
       Object.assign(this.state, value);
       this.#pickUpUnfinished();
@@ -290,12 +292,14 @@ export class WidgetClient extends EventTarget {
       this.state.models = value;
       this.dispatchEvent(new Event(EVENT.meta));
     } else if (kind === EVENT.messages) {
-      // An answer the page has just seen streamed comes without its text: take the draft's.
+      // An answer the page has just seen streamed comes without its text: take the draft's
+      // (the draft of that answer: Python names it).
       for (const message of value.add) {
         if (message.streamed) {
+          const streamed = this.#drafting?.answer === message.streamed ? this.#drafting.message : null;
           delete message.streamed;
-          message.content = this.draft?.content ?? "";
-          if (this.draft?.reasoning) message.reasoning = this.draft.reasoning;
+          message.content = streamed?.content ?? "";
+          if (streamed?.reasoning) message.reasoning = streamed.reasoning;
         }
       }
       this.state.messages.splice(value.at, Infinity, ...value.add);

@@ -12,7 +12,7 @@ export class HostTools {
    * Asks the person before a tool marked `approval` runs; the view replaces it. The signal
    * aborts when the turn is stopped, which counts as a refusal.
    */
-  approve = async (/** @type {{name: string, arguments: string}} */ _call, /** @type {AbortSignal} */ _signal) => false;
+  approve = async (/** @type {{name: string, arguments: Record<string, unknown>}} */ _call, /** @type {AbortSignal} */ _signal) => false;
 
   /**
    * Keeps `tool`; returns the function that takes it back. `changed(tool, added)` tells
@@ -38,21 +38,21 @@ export class HostTools {
     return [...this.#tools.values()];
   }
 
-  /** Runs the tool `name` with the model's arguments (JSON text); its result as text. */
-  async run(/** @type {string} */ name, /** @type {string} */ argsText) {
+  /** Runs the tool `name` with the model's arguments (an object); its result as text. */
+  async run(/** @type {string} */ name, /** @type {Record<string, unknown>} */ args) {
     const tool = this.#tools.get(name);
     if (!tool) return `Error: the tool "${name}" is no longer available.`;
     if (tool.approval) {
       const waiting = new AbortController();
       this.#approvals.add(waiting);
       try {
-        const approved = await this.approve({ name, arguments: argsText }, waiting.signal);
+        const approved = await this.approve({ name, arguments: args }, waiting.signal);
         if (!approved) return "The person declined to run this tool.";
       } finally {
         this.#approvals.delete(waiting);
       }
     }
-    const result = await tool.handler(JSON.parse(argsText));
+    const result = await tool.handler(args);
     return typeof result === "string" ? result : JSON.stringify(result);
   }
 

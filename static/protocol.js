@@ -1,12 +1,17 @@
-// The names that cross between the page, the worker and Python, declared once on this side.
+// The messages that cross between the page, the worker and Python, declared once on this side.
 // widget/protocol.py declares the same for Python; tests/widget/test_protocol.py checks that
 // the two agree.
 //
-//   {id, type: "init" | "call", ...}          page → worker: boot, run an operation
-//   {id, type: "reply", result}               the answer to a request
-//   {id, type: "error", error: {name, message, bug?}}   its failure (`bug`: a traceback)
-//   {type: "event", kind, data}               worker → page: a change (one of EVENT)
+//   {id, type: "init", config}                   page → worker: boot
+//   {id, type: "call", op, args}                 page → worker: run an operation
+//   {id, type: "reply", result}                  the answer to a request
+//   {id, type: "error", error: {message, bug?}}  its failure (`bug`: a traceback)
+//   {type: "event", kind, data}                  worker → page: a change (one of EVENT)
 //   {id, type: "storage" | "historyStore" | "callTool", ...}   worker → page requests
+//
+// Every payload is plain data (never JSON text inside a message), shaped as PAYLOAD and
+// EVENT_DATA say: each field a type ("string", "number", "boolean", "object", "array", "null",
+// "any", or several joined by "|"); a field whose name ends in "?" may be left out.
 
 /** The kinds of message between page and worker. */
 export const KIND = Object.freeze({ init: "init", call: "call", reply: "reply", error: "error", event: "event" });
@@ -23,6 +28,37 @@ export const WRITTEN = Object.freeze({ ok: "ok", full: "full", conflict: "confli
 /** `historyStore` requests: the methods of the host page's store. */
 export const HOST_STORE = Object.freeze({ list: "list", read: "read", keep: "keep", forget: "forget" });
 
+/** The payload of each kind of message, besides its `id` and `type`. */
+export const PAYLOAD = Object.freeze({
+  init: { config: "object" },
+  call: { "op": "string", args: "object" },
+  reply: { result: "any" },
+  error: { error: "object" },
+  event: { kind: "string", data: "any" },
+  storage: { "op": "string", "prefix?": "string", "key?": "string", "changes?": "array", "expect?": "object" },
+  historyStore: { "op": "string", args: "array" },
+  callTool: { name: "string", arguments: "object" },
+});
+
+/**
+ * The `data` of each event. A draft names its answer: text appended at `at`, reasoning at
+ * `thoughtAt`, the tool calls when they changed, and `end` once the answer has settled.
+ * @typedef {{answer: string, at: number, text: string, thoughtAt: number, thought: string,
+ *   calls?: any[], end?: boolean}} DraftChange
+ */
+export const EVENT_DATA = Object.freeze({
+  messages: { at: "number", add: "array", turn: "boolean" },
+  draft: { answer: "string", at: "number", text: "string", thoughtAt: "number", thought: "string", "calls?": "array", "end?": "boolean" },
+  meta: {
+    id: "string", title: "string", model: "string", provider: "string|null", thinking: "string",
+    busy: "boolean", unfinished: "boolean", usage: "object|null",
+  },
+  models: "array",
+  history: { set: "array", "drop": "array", "order?": "array" },
+  alert: "string",
+  stopping: "null",
+});
+
 /** The response header naming an answer the server keeps for a reload (with Redis)... */
 export const TURN_HEADER = "x-chatkeep-turn";
 /** ...and the chunk the worker puts before its first one, `{chatkeep_turn: id}`, for Python. */
@@ -33,3 +69,36 @@ export const SENTENCE = Object.freeze({
   stopped: "Stopped before the answer was finished.",
   busy: "An answer is still being written: stop it or wait for it to finish.",
 });
+
+const TYPES = {
+  string: (/** @type {unknown} */ v) => typeof v === "string",
+  number: (/** @type {unknown} */ v) => typeof v === "number",
+  boolean: (/** @type {unknown} */ v) => typeof v === "boolean",
+  object: (/** @type {unknown} */ v) => v !== null && typeof v === "object" && !Array.isArray(v),
+  array: (/** @type {unknown} */ v) => Array.isArray(v),
+  null: (/** @type {unknown} */ v) => v === null,
+  any: () => true,
+};
+
+/**
+ * What in `value` does not fit `shape` (a payload's or an event's): empty when it fits.
+ * @param {unknown} value @param {Record<string, string> | string} shape
+ * @returns {string[]}
+ */
+export function conforms(value, shape) {
+  const is = (/** @type {unknown} */ v, /** @type {string} */ kinds) =>
+    kinds.split("|").some((kind) => TYPES[/** @type {keyof TYPES} */ (kind)](v));
+  if (typeof shape === "string") return is(value, shape) ? [] : [`expected ${shape}`];
+  if (!TYPES.object(value)) return ["expected an object"];
+  const object = /** @type {Record<string, unknown>} */ (value);
+  const problems = [];
+  for (const [field, kind] of Object.entries(shape)) {
+    const name = field.replace(/\?$/, "");
+    if (!(name in object)) {
+      if (!field.endsWith("?")) problems.push(`"${name}" is missing`);
+    } else if (!is(object[name], kind)) problems.push(`"${name}" is not ${kind}`);
+  }
+  const known = new Set(Object.keys(shape).map((field) => field.replace(/\?$/, "")));
+  for (const name of Object.keys(object)) if (!known.has(name)) problems.push(`"${name}" is not declared`);
+  return problems;
+}

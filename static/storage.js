@@ -14,23 +14,23 @@ export function localStorageHandler(prefix) {
   const check = (/** @type {string} */ key) => {
     if (typeof key !== "string" || !key.startsWith(own)) throw new Error(`refusing to touch a key outside "${own}": ${key}`);
   };
-  return ({ op, argument }) => {
+  return ({ op, prefix, key, changes, expect }) => {
     switch (op) {
       case STORAGE.readAll: {
-        check(argument);
+        check(prefix);
         /** @type {Record<string, string>} */
         const found = {};
         for (let i = 0; i < localStorage.length; i++) {
           const name = localStorage.key(i);
-          if (name?.startsWith(argument)) found[name] = /** @type {string} */ (localStorage.getItem(name));
+          if (name?.startsWith(prefix)) found[name] = /** @type {string} */ (localStorage.getItem(name));
         }
-        return JSON.stringify(found);
+        return found;
       }
       case STORAGE.get:
-        check(argument);
-        return JSON.stringify(localStorage.getItem(argument));
+        check(key);
+        return localStorage.getItem(key);
       case STORAGE.write:
-        return writeBatch(JSON.parse(argument), check);
+        return writeBatch({ changes, expect }, check);
       default:
         throw new Error(`unknown storage operation "${op}"`);
     }
@@ -82,11 +82,11 @@ export function watchOtherTabs(prefix, notify) {
 export function hostStoreHandler(getStore) {
   return async ({ op, args }) => {
     const store = getStore();
-    const parsed = JSON.parse(args);
     if (op === HOST_STORE.list) await store.ready;
     if (typeof store[op] !== "function") throw new Error(`historyStore has no ${op}() method`);
-    const result = await store[op](...parsed);
-    return JSON.stringify(op === HOST_STORE.list || op === HOST_STORE.read ? result ?? null : null);
+    const result = await store[op](...args);
+    // plain data only (what JSON holds): what the host's store hands back may hold anything
+    return op === HOST_STORE.list || op === HOST_STORE.read ? JSON.parse(JSON.stringify(result ?? null)) : null;
   };
 }
 

@@ -25,61 +25,55 @@ const channel = new Channel(self, {
   [KIND.init]: ({ config }) => boot(config),
   [KIND.call]: async ({ op, args }) => {
     if (!bridge) throw new Error("The chat is still starting.");
-    /** @type {string} `{"result": …}`, parsed once by the page, or `{"error": {message, bug?}}` */
-    const reply = await bridge.call(op, JSON.stringify(args ?? {}));
-    if (reply.startsWith('{"error"')) {
-      const { error } = JSON.parse(reply);
-      throw new ReplyError(error.message, error.bug);
-    }
-    return reply;
+    /** `{"result": …}` or `{"error": {message, bug?}}`: parsed here, once; plain data onwards */
+    const reply = JSON.parse(await bridge.call(op, JSON.stringify(args ?? {})));
+    if (reply.error) throw new ReplyError(reply.error.message, reply.error.bug);
+    return reply.result;
   },
 }, "w");
 
 // -- streamed text, coalesced -----------------------------------------------------------------
 
-/** @type {{at: number, text: string, calls: any[] | null, thoughtAt: number, thought: string} | null} */
+/** @type {import("./protocol.js").DraftChange | null} what is yet to be sent of the answer */
 let pendingDraft = null;
 let draftTimer = 0;
 
 /**
- * Python's `host.draft(at, text, callsJson, thoughtAt, thought)`: answer text appended at `at`,
- * reasoning at `thoughtAt`; `at < 0` means the answer has settled.
+ * Python's `host.draft(change)` (JSON text of a `DraftChange`): changes of one answer are
+ * joined and sent at most every DRAFT_INTERVAL ms; its end goes at once, after the rest.
+ * @param {string} json
  */
-function draft(at, text, callsJson, thoughtAt = 0, thought = "") {
-  if (at < 0) {
+function draft(json) {
+  /** @type {import("./protocol.js").DraftChange} */
+  const change = JSON.parse(json);
+  if (change.end) {
     flushDraft();
-    channel.emit(EVENT.draft, null);
+    channel.emit(EVENT.draft, change);
     return;
   }
-  const calls = callsJson ? JSON.parse(callsJson) : null;
-  if (pendingDraft) {
-    pendingDraft.text += text;
-    pendingDraft.thought += thought;
-    if (calls) pendingDraft.calls = calls;
-  } else {
-    pendingDraft = { at, text, calls, thoughtAt, thought };
-    draftTimer = setTimeout(flushDraft, DRAFT_INTERVAL);
+  if (pendingDraft && pendingDraft.answer === change.answer) {
+    pendingDraft.text += change.text;
+    pendingDraft.thought += change.thought;
+    if (change.calls) pendingDraft.calls = change.calls;
+    return;
   }
+  flushDraft();
+  pendingDraft = change;
+  draftTimer = setTimeout(flushDraft, DRAFT_INTERVAL);
 }
 
-/**
- * Sends what was streamed as `[at, text]`, `[at, text, calls]` when the calls changed, and
- * `[at, text, calls | null, thoughtAt, thought]` once the answer has reasoning.
- */
 function flushDraft() {
   clearTimeout(draftTimer);
   if (!pendingDraft) return;
-  const { at, text, calls, thoughtAt, thought } = pendingDraft;
+  const change = pendingDraft;
   pendingDraft = null;
-  const reasoned = thought || thoughtAt > 0; // an answer that thought says where, always
-  const change = reasoned ? [at, text, calls, thoughtAt, thought] : calls ? [at, text, calls] : [at, text];
   channel.emit(EVENT.draft, change);
 }
 
-/** Every other event: what was streamed before it goes first, so the page sees them in order. */
+/** Every other event (JSON text from Python): what was streamed before it goes first. */
 function emit(kind, json) {
   flushDraft();
-  channel.emit(kind, json);
+  channel.emit(kind, JSON.parse(json));
 }
 
 // -- answers the server keeps for a reload: one tab reads each -------------------------------
@@ -114,22 +108,22 @@ function releaseTurn(turn) {
 // -- storage: transcripts travel to the page compressed ----------------------------------------
 
 /**
- * Python's `host.storage(op, argument)`: the page's localStorage, one trip per call. Stored
- * transcripts (`:conv:` keys) are packed here on the way out and unpacked on the way in, so
- * Python reads and writes plain JSON and the page stores about five times more.
- * @param {string} op @param {string} argument
+ * Python's `host.storage(request)`: the page's localStorage, one trip per call (JSON text of
+ * a `storage` payload in, of the page's answer out). Stored transcripts (`:conv:` keys) are
+ * packed here on the way out and unpacked on the way in, so Python reads and writes plain
+ * JSON and the page stores about five times more.
+ * @param {string} json
  */
-async function storage(op, argument) {
-  if (op === STORAGE.write) {
-    const batch = JSON.parse(argument);
-    for (const change of batch.changes) {
+async function storage(json) {
+  const request = JSON.parse(json);
+  if (request.op === STORAGE.write) {
+    for (const change of request.changes) {
       if (change[1] !== null && change[0].includes(":conv:")) change[1] = await pack(change[1], compression);
     }
-    argument = JSON.stringify(batch);
   }
-  const answer = await channel.request(REQUEST.storage, { op, argument });
-  if (op === STORAGE.get && argument.includes(":conv:")) return JSON.stringify(await unpack(JSON.parse(answer), compression));
-  return answer;
+  let answer = await channel.request(REQUEST.storage, request);
+  if (request.op === STORAGE.get && request.key.includes(":conv:")) answer = await unpack(answer, compression);
+  return JSON.stringify(answer);
 }
 
 // -- boot, as numbered stages -------------------------------------------------------------
@@ -172,7 +166,7 @@ async function boot(config) {
     installWidget(pyodide, wheel); // files are not in a snapshot, only memory
   }
   bridge = startBridge(pyodide, { ...config, models, maxToolCalls });
-  const start = await bridge.start();
+  const start = JSON.parse(await bridge.start());
   if (made) keepSnapshot(/** @type {string} */ (key), made); // for the next visit, after this one is ready
   return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
 }
@@ -322,9 +316,9 @@ function startBridge(pyodide, config) {
     resumeStream: (turn) => openStream(endpoint, { turn }, credentials),
     claimTurn,
     releaseTurn,
-    callTool: (name, args) => channel.request(REQUEST.callTool, { name, arguments: args }),
+    callTool: (json) => channel.request(REQUEST.callTool, JSON.parse(json)),
     storage,
-    historyStore: (op, args) => channel.request(REQUEST.historyStore, { op, args }),
+    historyStore: async (json) => JSON.stringify((await channel.request(REQUEST.historyStore, JSON.parse(json))) ?? null),
     emit,
     draft,
   };

@@ -5,7 +5,9 @@ Python decides. `Bridge.call` runs an operation (a public method of
 `widget.conversations.Conversations`) and answers JSON text: `{"result": …}`, or
 `{"error": {"message": …}}` for a person's mistake, with `"bug"` (the traceback, for the
 console) when it was a program error. The worker turns the latter into an error reply.
-Changes reach the page as events (`widget.changes`).
+Changes reach the page as events (`widget.changes`). Between Python and the worker everything
+travels as one JSON text per call (a string crosses cheaply); the worker parses it once and
+the page receives plain data, shaped as `widget.protocol` declares.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ class PageTools:
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
         try:
-            return str(await self.host.callTool(name, json.dumps(arguments)))
+            return str(await self.host.callTool(_dumps({"name": name, "arguments": arguments})))
         except JsException as exc:
             raise RuntimeError(_js_message(exc)) from exc
 
@@ -94,19 +96,23 @@ class PageKeyValue:
     def __init__(self, host: Any) -> None:
         self.host = host
 
+    async def _ask(self, request: dict[str, Any]) -> Any:
+        """One `storage` request (`widget.protocol.PAYLOADS`), its answer parsed."""
+        return json.loads(await self.host.storage(_dumps(request)))
+
     async def read_all(self, prefix: str) -> dict[str, str]:
-        found = json.loads(await self.host.storage("readAll", prefix))
+        found = await self._ask({"op": "readAll", "prefix": prefix})
         return found if isinstance(found, dict) else {}
 
     async def get(self, key: str) -> str | None:
-        value = json.loads(await self.host.storage("get", key))
+        value = await self._ask({"op": "get", "key": key})
         return value if isinstance(value, str) else None
 
     async def write(
         self, changes: Sequence[Change], expect: Mapping[str, str | None] | None = None
     ) -> None:
-        batch = json.dumps({"changes": changes, "expect": dict(expect or {})}, ensure_ascii=False)
-        answer = await self.host.storage("write", batch)
+        request = {"op": "write", "changes": changes, "expect": dict(expect or {})}
+        answer = await self._ask(request)
         if answer == FULL:
             raise StorageFull("the browser's storage is full")
         if answer == CONFLICT:
@@ -121,7 +127,7 @@ class PageHostStore:
 
     async def _call(self, op: str, *args: object) -> Any:
         try:
-            return json.loads(await self.host.historyStore(op, json.dumps(args)))
+            return json.loads(await self.host.historyStore(_dumps({"op": op, "args": args})))
         except JsException as exc:
             raise WidgetError(f"The page's history store failed: {_js_message(exc)}") from exc
 
@@ -145,7 +151,8 @@ def make_history(host: Any, config: WidgetConfig) -> Kept | None:
     if config.history == "host":
         return HostedHistory(PageHostStore(host))
     store = PageKeyValue(host) if config.history == "local" else MemoryKeyValue()
-    return History(store, prefix=config.prefix, limit=config.max_conversations)
+    return History(store, prefix=config.prefix, limit=config.max_conversations,
+                   packed=config.history == "local")  # fmt: skip
 
 
 class Bridge:
@@ -160,7 +167,7 @@ class Bridge:
         session = Session(instructions=options.instructions, model=model, provider=provider,
                           max_tool_calls=options.max_tool_calls)  # fmt: skip
         transport = HostTransport(host)
-        self.feed = ChangeFeed(session, self._emit, host.draft, offer.listed)
+        self.feed = ChangeFeed(session, self._emit, self._draft, offer.listed)
         self.conversations = Conversations(
             session, make_history(host, options), transport, listener=self.feed, offer=offer,
             locks=transport, tools=PageTools(host), generate_title=options.generate_title,
@@ -190,6 +197,9 @@ class Bridge:
 
     def _emit(self, kind: str, data: object) -> None:
         self.host.emit(kind, _dumps(data))
+
+    def _draft(self, change: dict[str, Any]) -> None:
+        self.host.draft(_dumps(change))
 
 
 def _dumps(value: object) -> Json:

@@ -5,9 +5,10 @@ storage) and emits one event per change, named in `widget.protocol.EVENTS`:
 
     messages  {at, add, turn}   keep the first `at` settled messages, then `add`; `turn`:
                                 added by a running turn (news for the host)
-    draft     (at, text, calls, thought_at, thought): text appended at `at` to the answer
-              being written, and reasoning at `thought_at` to its reasoning, through `draft`,
-              which the worker coalesces; (-1, "", "", 0, "") once settled
+    draft     {answer, at, text, thoughtAt, thought, calls?, end?}: text appended at `at`
+              to the answer being written (`answer` names it) and reasoning at `thoughtAt`
+              to its reasoning, its tool calls when they changed; `end` once it settled.
+              Sent through `draft`, which the worker coalesces
     meta      {id, title, model, provider, thinking, busy, unfinished, usage}, when any changed
     models    [{id, provider?}], the offered models, when they change
     history   {set, drop, order?}: kept conversations added or changed, ids gone, and the
@@ -19,16 +20,17 @@ Nothing here touches the browser: the bridge gives it `emit` and `draft`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .conversation import Conversation
 from .history import Entry
 from .messages import Message
+from .streams import AnswerBuilder
 
 Emit = Callable[[str, object], None]
-Draft = Callable[[int, str, str, int, str], None]
+#: a change of the answer being written, shaped as `widget.protocol.EVENT_DATA["draft"]`
+Draft = Callable[[dict[str, Any]], None]
 
 
 class ChangeFeed:
@@ -47,8 +49,10 @@ class ChangeFeed:
         self._unfinished = False
         self._entries: dict[str, dict[str, Any]] = {}
         self._order: list[str] = []
-        # the answer being written, as far as the page has it
-        self._answer: object = None
+        # the answer being written, as far as the page has it, and its name on the wire
+        self._answer: AnswerBuilder | None = None
+        self._answer_id = ""
+        self._answers = 0
         self._answer_parts = 0
         self._answer_chars = 0
         self._answer_calls: list[Message] = []
@@ -118,27 +122,30 @@ class ChangeFeed:
         self._shown = settled
         if self._session.answer is None and self._answer is not None:
             self._answer = None
-            self._draft(-1, "", "", 0, "")  # the answer settled (or failed): no draft now
+            # the answer settled (or failed): no draft now
+            self._draft({"answer": self._answer_id, "at": self._answer_chars, "text": "",
+                         "thoughtAt": self._thought_chars, "thought": "", "end": True})  # fmt: skip
         self._meta_changed()
 
     def _added(self, messages: Sequence[Message]) -> list[Message]:
-        """New messages for the page; an answer it has just seen streamed comes without its
-        text and reasoning (`"streamed": true`), which the page takes from its draft: sent
-        once, not twice."""
+        """New messages for the page; an answer it has just seen streamed, word for word,
+        comes without its text and reasoning (`"streamed": <the draft's answer>`), which the
+        page takes from that draft: sent once, not twice."""
         added = list(messages)
         last = added[-1] if added else None
+        answer = self._answer
         if (
-            self._answer is not None
+            answer is not None
             and last is not None
             and last["role"] == "assistant"
-            and isinstance(last.get("content"), str)
-            and len(last["content"]) == self._answer_chars
-            and len(last.get("reasoning", "")) == self._thought_chars
+            # what the page has: every part sent so far, joined once here
+            and last.get("content") == "".join(answer.content[: self._answer_parts])
+            and last.get("reasoning", "") == "".join(answer.reasoning[: self._thought_parts])
             and self._answer_chars + self._thought_chars > 0
         ):
             streamed = ("content", "reasoning")
             added[-1] = {key: value for key, value in last.items() if key not in streamed}
-            added[-1]["streamed"] = True
+            added[-1]["streamed"] = self._answer_id
         return added
 
     def _draft_changed(self) -> None:
@@ -149,15 +156,21 @@ class ChangeFeed:
             self._answer, self._answer_parts, self._answer_chars = answer, 0, 0
             self._thought_parts = self._thought_chars = 0
             self._answer_calls = []
+            self._answers += 1
+            self._answer_id = f"answer-{self._answers}"
             self._meta_changed()  # busy from the first draft on
         text = "".join(answer.content[self._answer_parts :])
         self._answer_parts = len(answer.content)
         thought = "".join(answer.reasoning[self._thought_parts :])
         self._thought_parts = len(answer.reasoning)
         calls = answer.calls() if answer.tool_calls else []
-        calls_json = json.dumps(calls) if calls != self._answer_calls else ""
+        change: dict[str, Any] = {"answer": self._answer_id, "at": self._answer_chars,
+                                  "text": text, "thoughtAt": self._thought_chars,
+                                  "thought": thought}  # fmt: skip
+        if calls != self._answer_calls:
+            change["calls"] = calls
         self._answer_calls = calls
-        self._draft(self._answer_chars, text, calls_json, self._thought_chars, thought)
+        self._draft(change)
         self._answer_chars += len(text)
         self._thought_chars += len(thought)
 

@@ -1,18 +1,25 @@
-"""The names that cross between Python, the worker and the page, declared once on this side.
+"""The messages that cross between Python, the worker and the page, declared once on this side.
 
-`static/protocol.js` declares the same names for JavaScript, and `tests/widget/test_protocol.py`
+`static/protocol.js` declares the same for JavaScript, and `tests/widget/test_protocol.py`
 checks that the two sides agree (and that the server says the same where it takes part).
 
-A message between the page and the worker is one of `MESSAGE_KINDS`:
+A message between the page and the worker is one of `MESSAGE_KINDS`, with the payload
+`PAYLOADS` names for it (plain data throughout: never JSON text inside a message):
 
-    {id, type: "call", op, args}         page → worker: run an operation
-    {id, type: "reply", result}          its answer
-    {id, type: "error", error: {name, message, bug?}}    its failure (`bug`: a traceback)
-    {type: "event", kind, data}          worker → page: a change (one of `EVENTS`)
-    {id, type: <one of REQUESTS>, ...}   worker → page: what only the page can do
+    {id, type: "init", config}                 page → worker: boot
+    {id, type: "call", op, args}               page → worker: run an operation
+    {id, type: "reply", result}                its answer
+    {id, type: "error", error: {message, bug?}}   its failure (`bug`: a traceback)
+    {type: "event", kind, data}                worker → page: a change, `data` as `EVENT_DATA`
+    {id, type: <one of REQUESTS>, ...}         worker → page: what only the page can do
+
+A payload's shape maps each field to a type: `string`, `number`, `boolean`, `object`, `array`,
+`null`, `any`, or several joined by `|`; a field whose name ends in `?` may be left out.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 MESSAGE_KINDS = ("init", "call", "reply", "error", "event")
 #: What the worker asks of the page: localStorage, the host's own history store, a tool.
@@ -25,6 +32,47 @@ WRITTEN, FULL, CONFLICT = STORAGE_ANSWERS = ("ok", "full", "conflict")
 #: `historyStore` requests: the methods of the host page's store.
 HOST_STORE_OPERATIONS = ("list", "read", "keep", "forget")
 
+Shape = dict[str, str]
+
+#: The payload of each kind of message, besides its `id` and `type`.
+# fmt: off
+PAYLOADS: dict[str, Shape] = {
+    "init": {"config": "object"},
+    "call": {"op": "string", "args": "object"},
+    "reply": {"result": "any"},
+    "error": {"error": "object"},
+    "event": {"kind": "string", "data": "any"},
+    # readAll names a `prefix`, get a `key`, write its `changes` ([key, value | null] pairs)
+    # and the values it `expect`s; the page answers an object, a string or null, or WRITTEN
+    "storage": {"op": "string", "prefix?": "string", "key?": "string", "changes?": "array",
+                "expect?": "object"},
+    "historyStore": {"op": "string", "args": "array"},
+    "callTool": {"name": "string", "arguments": "object"},
+}
+
+#: The `data` of each event.
+EVENT_DATA: dict[str, Shape | str] = {
+    # keep the first `at` settled messages, then `add`; `turn`: added by a running turn
+    "messages": {"at": "number", "add": "array", "turn": "boolean"},
+    # the answer being written (`answer` names it): `text` appended at `at`, `thought` at
+    # `thoughtAt` to its reasoning, its tool calls when they changed; `end` once it settled
+    "draft": {"answer": "string", "at": "number", "text": "string", "thoughtAt": "number",
+              "thought": "string", "calls?": "array", "end?": "boolean"},
+    "meta": {"id": "string", "title": "string", "model": "string", "provider": "string|null",
+             "thinking": "string", "busy": "boolean", "unfinished": "boolean",
+             "usage": "object|null"},
+    "models": "array",
+    "history": {"set": "array", "drop": "array", "order?": "array"},
+    "alert": "string",
+    "stopping": "null",
+}
+# fmt: on
+
+#: The storage keys of one kept conversation, `<prefix>:<kind>:<id>` (`storage_key`): its line
+#: in the list (`widget.entries`) and its snapshot (packed: `widget.packing`). The page reads
+#: both before Python runs (`static/stored.js`).
+STORAGE_KEYS = {"meta": "{prefix}:meta:", "conversation": "{prefix}:conv:"}
+
 #: The worker puts `{TURN_KEY: "<id>"}` before an answer's first chunk when the server keeps
 #: the answer under that turn id (the response header `TURN_HEADER`), for a reload to pick up.
 TURN_KEY = "chatkeep_turn"
@@ -33,3 +81,42 @@ TURN_HEADER = "x-chatkeep-turn"
 #: Sentences more than one side says: the page recognises them (a stop is not an error).
 STOPPED = "Stopped before the answer was finished."
 BUSY = "An answer is still being written: stop it or wait for it to finish."
+
+_TYPES: dict[str, Any] = {
+    "string": lambda v: isinstance(v, str),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "null": lambda v: v is None,
+    "any": lambda v: True,
+}
+
+
+def conforms(value: object, shape: Shape | str) -> list[str]:
+    """What in `value` does not fit `shape` (a payload's or an event's): empty when it fits."""
+    if isinstance(shape, str):
+        return [] if _is(value, shape) else [f"expected {shape}, got {type(value).__name__}"]
+    if not isinstance(value, dict):
+        return [f"expected an object, got {type(value).__name__}"]
+    problems = []
+    for field, kind in shape.items():
+        name = field.removesuffix("?")
+        if name not in value:
+            if not field.endswith("?"):
+                problems.append(f'"{name}" is missing')
+        elif not _is(value[name], kind):
+            problems.append(f'"{name}" is not {kind}')
+    known = {field.removesuffix("?") for field in shape}
+    problems += [f'"{name}" is not declared' for name in value if name not in known]
+    return problems
+
+
+def _is(value: object, kinds: str) -> bool:
+    return any(_TYPES[kind](value) for kind in kinds.split("|"))
+
+
+def storage_key(kind: str, prefix: str, conversation_id: str = "") -> str:
+    """The key of a conversation's `kind` of entry (`STORAGE_KEYS`); without an id, what all
+    the keys of that kind start with."""
+    return STORAGE_KEYS[kind].format(prefix=prefix) + conversation_id

@@ -30,6 +30,7 @@ from widget.errors import STOPPED
 from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.operations import OPERATIONS, check_arguments, snake_case
+from widget.protocol import EVENT_DATA, PAYLOADS, conforms
 
 IN_PYODIDE = sys.platform == "emscripten"
 STATIC = Path(__file__).resolve().parents[2] / "static"
@@ -86,26 +87,36 @@ class FakeHost:
         pass
 
     def emit(self, kind: str, data: str) -> None:
-        self.events.append((kind, json.loads(data)))
+        event = json.loads(data)
+        assert conforms(event, EVENT_DATA[kind]) == [], (kind, event)
+        self.events.append((kind, event))
 
-    def draft(self, at: int, text: str, calls: str, thought_at: int, thought: str) -> None:
-        self.events.append(("draft", None if at < 0 else (at, text, calls)))
-        if thought:
-            self.thoughts.append((thought_at, thought))
+    def draft(self, data: str) -> None:
+        change = json.loads(data)
+        assert conforms(change, EVENT_DATA["draft"]) == [], change
+        calls = json.dumps(change["calls"]) if "calls" in change else ""
+        self.events.append(("draft", None if change.get("end") else
+                            (change["at"], change["text"], calls)))  # fmt: skip
+        if change["thought"]:
+            self.thoughts.append((change["thoughtAt"], change["thought"]))
 
-    async def callTool(self, name: str, arguments: str) -> str:
-        self.tool_calls.append((name, arguments))
+    async def callTool(self, data: str) -> str:
+        request = json.loads(data)
+        assert conforms(request, PAYLOADS["callTool"]) == [], request
+        self.tool_calls.append((request["name"], json.dumps(request["arguments"])))
         return "22°C"
 
-    async def storage(self, op: str, argument: str) -> str:
+    async def storage(self, data: str) -> str:
         """The page's localStorage, as `static/storage.js` answers the worker."""
-        if op == "readAll":
-            return json.dumps(await self.store.read_all(argument))
-        if op == "get":
-            return json.dumps(await self.store.get(argument))
-        batch = json.loads(argument)
-        await self.store.write([tuple(change) for change in batch["changes"]], batch["expect"])
-        return "ok"
+        request = json.loads(data)
+        assert conforms(request, PAYLOADS["storage"]) == [], request
+        if request["op"] == "readAll":
+            return json.dumps(await self.store.read_all(request["prefix"]))
+        if request["op"] == "get":
+            return json.dumps(await self.store.get(request["key"]))
+        changes = [tuple(change) for change in request["changes"]]
+        await self.store.write(changes, request["expect"])
+        return json.dumps("ok")
 
     def kinds(self) -> list[str]:
         return [kind for kind, _ in self.events]

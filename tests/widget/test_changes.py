@@ -14,7 +14,7 @@ from widget.conversations import Conversations
 from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.models import Offer
-from widget.protocol import EVENTS
+from widget.protocol import EVENT_DATA, EVENTS, conforms
 
 OFFERED = [{"id": "demo"}, {"id": "mini"}]
 
@@ -29,10 +29,13 @@ class Page:
     def emit(self, kind: str, data: object) -> None:
         self.events.append((kind, json.loads(json.dumps(data))))
 
-    def draft(self, at: int, text: str, calls: str, thought_at: int, thought: str) -> None:
-        self.events.append(("draft", None if at < 0 else (at, text, calls)))
-        if thought:
-            self.thoughts.append((thought_at, thought))
+    def draft(self, change: dict[str, Any]) -> None:
+        assert conforms(change, EVENT_DATA["draft"]) == [], change
+        calls = json.dumps(change["calls"]) if "calls" in change else ""
+        self.events.append(("draft", None if change.get("end") else
+                            (change["at"], change["text"], calls)))  # fmt: skip
+        if change["thought"]:
+            self.thoughts.append((change["thoughtAt"], change["thought"]))
 
     def of(self, kind: str) -> list[Any]:
         return [data for k, data in self.events if k == kind]
@@ -78,7 +81,7 @@ def test_a_streamed_answer_sends_only_appended_text_and_one_splice() -> None:
     assert all(at == sum(len(p) for _, p, _ in drafts[:i]) for i, (at, _, _) in enumerate(drafts))
     assert page.of("messages") == [
         {"at": 0, "add": [{"role": "user", "content": "Tell me a story"}], "turn": True},
-        {"at": 1, "add": [{"role": "assistant", "streamed": True}], "turn": True},  # as drafts
+        {"at": 1, "add": [{"role": "assistant", "streamed": "answer-1"}], "turn": True},  # drafted
     ]
     assert page.of("meta")[-1]["busy"] is False
     assert page.of("draft")[-1] is None
@@ -96,7 +99,8 @@ def test_reasoning_streams_beside_the_answer_and_settles_once() -> None:
     assert all(at == sum(len(p) for _, p in page.thoughts[:i])
                for i, (at, _) in enumerate(page.thoughts))  # fmt: skip
     settled = page.of("messages")[-1]["add"][-1]
-    assert settled["streamed"] is True and "reasoning" not in settled and "content" not in settled
+    assert settled["streamed"] == "answer-1"
+    assert "reasoning" not in settled and "content" not in settled
     assert isinstance(settled["reasoning_seconds"], int)
     sent = sum(len(json.dumps(d)) for _, d in page.events) + sum(len(t) for _, t in page.thoughts)
     assert sent < 3 * (len(thought) + len("The moon."))

@@ -56,3 +56,27 @@ def test_shared_sentences_agree_with_the_server(javascript: dict[str, Any]) -> N
 
     assert javascript["SENTENCE"] == {"stopped": protocol.STOPPED, "busy": protocol.BUSY}
     assert STOPPED.message == protocol.STOPPED  # a stop elsewhere is still not an error here
+
+
+def test_payloads_and_event_data_agree(javascript: dict[str, Any]) -> None:
+    """Not only the names: each message's payload, field by field, is declared alike."""
+    assert javascript["PAYLOAD"] == protocol.PAYLOADS
+    assert javascript["EVENT_DATA"] == protocol.EVENT_DATA
+    assert set(protocol.PAYLOADS) == set(protocol.MESSAGE_KINDS) | set(protocol.REQUESTS)
+    assert set(protocol.EVENT_DATA) == set(protocol.EVENTS)
+
+
+@pytest.mark.parametrize(
+    ("value", "shape", "problems"),
+    [
+        ({"at": 1, "add": [], "turn": False}, "messages", []),
+        ({"at": "1", "add": [], "turn": False}, "messages", ['"at" is not number']),
+        ({"at": 1, "add": []}, "messages", ['"turn" is missing']),
+        ({"at": 1, "add": [], "turn": True, "x": 1}, "messages", ['"x" is not declared']),
+        ({"set": [], "drop": []}, "history", []),
+        ("text", "alert", []),
+        (None, "stopping", []),
+    ],
+)  # fmt: skip
+def test_conforms_names_what_does_not_fit(value: object, shape: str, problems: list[str]) -> None:
+    assert protocol.conforms(value, protocol.EVENT_DATA[shape]) == problems
