@@ -6,6 +6,7 @@ checkout it is also importable as `server` (`python -m server`).
 
 from .app import create_app
 from .clients import sign_client_token
-from .settings import Settings, SettingsError, load_settings
+from .errors import SettingsError
+from .settings import Settings, load_settings
 
 __all__ = ["Settings", "SettingsError", "create_app", "load_settings", "sign_client_token"]

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 import uvicorn
 
 from .app import SETTINGS_VARIABLE, create_app
-from .settings import SettingsError, load_settings
+from .errors import SettingsError
+from .settings import load_settings
 
 USAGE = """usage: chatkeep serve [--host HOST] [--port PORT] [--upstream URL] [--model NAME] ...
 

@@ -54,7 +54,7 @@ def demo_reasoning(messages: Sequence[dict[str, Any]], effort: object) -> str:
 
 def demo_reply(messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Reply:
     """What the demo model answers to a conversation (pure: the same input, the same answer)."""
-    if _asks_for_a_title(messages):
+    if asks_for_a_title(messages):
         return Reply(_title_for(_text(messages[-1]) if messages else ""))
     last = messages[-1] if messages else {}
     if last.get("role") == "tool":
@@ -89,14 +89,14 @@ def demo_answer(body: dict[str, Any]) -> Reply:
     the request asks it to think (never for a title)."""
     messages = body.get("messages") or []
     reply = demo_reply(messages, body.get("tools") or ())
-    if _asks_for_a_title(messages):
+    if asks_for_a_title(messages):
         return reply
     return Reply(
         reply.text, reply.tool_call, demo_reasoning(messages, body.get("reasoning_effort"))
     )
 
 
-def _asks_for_a_title(messages: Sequence[dict[str, Any]]) -> bool:
+def asks_for_a_title(messages: Sequence[dict[str, Any]]) -> bool:
     return any(_text(m).startswith(TITLE_REQUEST) for m in messages if m.get("role") == "system")
 
 

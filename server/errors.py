@@ -1,4 +1,13 @@
-"""OpenAI-shaped error responses: `{"error": {"message", "type", "code"}}`."""
+"""The server's errors, under one base:
+
+    ChatkeepError          anything the server raises on purpose
+    ├── APIError           an error response, OpenAI-shaped: {"error": {"message", "type", "code"}}
+    ├── SettingsError      a setting the server cannot use (also a ValueError)
+    │   └── ConfigError    the providers file cannot be used
+    └── ServerDidNotStart  a server the testing kit started did not come up (also a RuntimeError)
+
+Each message is a sentence a person can act on.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +29,24 @@ ERROR_TYPES = {
 }
 
 
-class APIError(Exception):
+class ChatkeepError(Exception):
+    """The base of the errors the server raises on purpose."""
+
+
+class SettingsError(ChatkeepError, ValueError):
+    """A setting has a value the server cannot use; the message says which and why."""
+
+
+class ConfigError(SettingsError):
+    """The config file cannot be used; the message names the file and the problem."""
+
+
+class ServerDidNotStart(ChatkeepError, RuntimeError):
+    """A server the testing kit started exited or did not listen in time; the message holds
+    its output."""
+
+
+class APIError(ChatkeepError):
     """An error to answer with; raised anywhere in a request, rendered in one place."""
 
     def __init__(

@@ -19,13 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import APIError
+from .errors import APIError, ConfigError
 
 PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-
-
-class ConfigError(ValueError):
-    """The config file cannot be used; the message names the file and the problem."""
 
 
 @dataclass(frozen=True)

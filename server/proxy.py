@@ -20,7 +20,8 @@ from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
 from .limits import Budgets, Release, Releasing, read_body
-from .requests import check_depth, check_text, check_tools, checked_messages
+from .providers import Destination
+from .request_checks import check_depth, check_text, check_tools, checked_messages
 from .settings import Settings
 from .upstream import EventStream, UpstreamCall, no_receive, while_connected
 
@@ -57,8 +58,7 @@ async def chat_completions(request: Request) -> Response:
     budgets: Budgets = request.app.state.budgets
     await budgets.check(client)  # 429 before any upstream call once a budget is used up
     body = await read_body(request, settings.max_body_bytes, settings.body_timeout)
-    payload = clean_payload(body, settings)
-    where = settings.destination(payload["model"])
+    payload, where = clean_payload(body, settings)
     payload["model"] = where.model  # the upstream knows the bare name
     if payload["stream"]:
         # Only `include_usage` of the client's options: others (vLLM's continuous usage) would
@@ -94,8 +94,9 @@ def estimated_tokens(payload: dict[str, Any]) -> int:
     return math.ceil((len(prompt) + len(tools)) / 4)
 
 
-def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:
-    """The request as it will be sent upstream: known fields only, model allowed, costs capped."""
+def clean_payload(body: bytes, settings: Settings) -> tuple[dict[str, Any], Destination]:
+    """The request as it will be sent upstream (known fields only, costs capped) and where it
+    goes (its model allowed: a 400 before any upstream call otherwise)."""
     try:
         # Decoded strictly first: json.loads would let UTF-8-encoded surrogates through.
         data = json.loads(body.decode("utf-8"), parse_constant=_not_json)  # no NaN, Infinity
@@ -112,7 +113,7 @@ def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:
         check_tools(payload["tools"])
     for name in NESTED_FIELDS & payload.keys():
         check_depth(name, payload[name])
-    settings.destination(payload.setdefault("model", settings.default_model))  # 400 if not
+    where = settings.destination(payload.setdefault("model", settings.default_model))
     for field in ("max_tokens", "max_completion_tokens"):
         if field in payload:
             payload[field] = _capped(payload[field], settings.max_tokens, field)
@@ -123,7 +124,7 @@ def clean_payload(body: bytes, settings: Settings) -> dict[str, Any]:
     payload["stream"] = payload.get("stream") is True
     if not payload["stream"]:
         payload.pop("stream_options", None)
-    return payload
+    return payload, where
 
 
 def _not_json(constant: str) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .demo import Reply, completion, demo_answer, reply_events
+from .demo import Reply, asks_for_a_title, completion, demo_answer, reply_events
 
 __all__ = ["ChatkeepModel"]
 
@@ -104,10 +104,12 @@ class ChatkeepModel:
         self._http.server_close()
 
     def _next(self, body: dict[str, Any]) -> Reply | _Failure:
-        """What answers `body`: the next queued answer, else the demo model's."""
+        """What answers `body`: the next queued answer, else the demo model's. A request for a
+        conversation's title (`generate-title`) is answered apart, by the demo model, so a
+        test that queues two answers gets both in the conversation."""
         with self._lock:
             self._requests.append(body)
-            if self._queue:
+            if self._queue and not asks_for_a_title(body.get("messages") or []):
                 return self._queue.popleft()
         return demo_answer(body)
 

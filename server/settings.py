@@ -14,14 +14,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from .errors import APIError
-from .providers import ConfigError, Destination, Provider, destination, load_providers
+from .errors import APIError, ConfigError, SettingsError
+from .providers import Destination, Provider, destination, load_providers
 
 DEMO_MODEL = "demo"
-
-
-class SettingsError(ValueError):
-    """A setting has a value the server cannot use; the message says which and why."""
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 import httpx
 import pytest
 
+from .errors import ServerDidNotStart
 from .page_object import ChatWidget
 from .scripted_model import ChatkeepModel
 
@@ -46,10 +47,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-class ServerDidNotStart(RuntimeError):
-    """The server exited or did not listen in time; the message holds its output."""
 
 
 class ChatkeepServer:

@@ -59,6 +59,21 @@ export const EVENT_DATA = Object.freeze({
   stopping: "null",
 });
 
+/**
+ * The storage keys of one kept conversation, `<prefix>:<kind>:<id>`: its line in the list and
+ * its snapshot (packed by the worker). Python writes them; the page reads them before it runs.
+ */
+export const STORAGE_KEYS = Object.freeze({ meta: "{prefix}:meta:", conversation: "{prefix}:conv:" });
+
+/**
+ * The key of a conversation's `kind` of entry; without an id, what all keys of that kind
+ * start with.
+ * @param {keyof STORAGE_KEYS} kind @param {string} prefix @param {string} [id]
+ */
+export function storageKey(kind, prefix, id = "") {
+  return STORAGE_KEYS[kind].replace("{prefix}", prefix) + id;
+}
+
 /** The response header naming an answer the server keeps for a reload (with Redis)... */
 export const TURN_HEADER = "x-chatkeep-turn";
 /** ...and the chunk the worker puts before its first one, `{chatkeep_turn: id}`, for Python. */

@@ -4,6 +4,7 @@
 // Python's state replaces all of it once ready (docs/history.md has the keys' format).
 
 import { unpack } from "./codec.js";
+import { storageKey } from "./protocol.js";
 
 /** @typedef {import("./client.js").HistoryEntry & {pending?: string}} StoredEntry */
 /** @typedef {import("./client.js").Message} Message */
@@ -17,7 +18,7 @@ const ROLES = ["user", "assistant", "tool"];
  * @param {string} prefix @returns {StoredEntry[]}
  */
 export function storedList(prefix) {
-  const own = `${prefix}:meta:`;
+  const own = storageKey("meta", prefix);
   /** @type {StoredEntry[]} */
   const entries = [];
   try {
@@ -46,7 +47,7 @@ export async function storedOpening({ prefix, history, snapshot }, listed) {
   const unfinished = listed.find((entry) => entry.pending);
   if (!unfinished) return null;
   try {
-    const text = await unpack(localStorage.getItem(`${prefix}:conv:${unfinished.id}`));
+    const text = await unpack(localStorage.getItem(storageKey("conversation", prefix, unfinished.id)));
     const opened = readConversation(text);
     return opened && { ...opened, title: unfinished.title };
   } catch {

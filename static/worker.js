@@ -5,7 +5,7 @@
 // as an error reply.
 
 import { pack, streams, unpack } from "./codec.js";
-import { EVENT, KIND, REQUEST, STORAGE } from "./protocol.js";
+import { EVENT, KIND, REQUEST, STORAGE, storageKey } from "./protocol.js";
 import { Channel, ReplyError } from "./rpc.js";
 import { openStream } from "./sse.js";
 
@@ -107,22 +107,27 @@ function releaseTurn(turn) {
 
 // -- storage: transcripts travel to the page compressed ----------------------------------------
 
+/** What the keys of stored conversations start with (protocol.js `STORAGE_KEYS`), from boot. */
+let conversationKeys = "\0";
+
 /**
  * Python's `host.storage(request)`: the page's localStorage, one trip per call (JSON text of
- * a `storage` payload in, of the page's answer out). Stored transcripts (`:conv:` keys) are
- * packed here on the way out and unpacked on the way in, so Python reads and writes plain
- * JSON and the page stores about five times more.
+ * a `storage` payload in, of the page's answer out). Stored conversations (the keys that
+ * STORAGE_KEYS lays out for them) are packed here on the way out and unpacked on the way in,
+ * so Python reads and writes plain JSON and the page stores about five times more: Pyodide's
+ * zlib and this codec pack a 200 KB conversation in ~5 ms, where Python alone takes ~30 ms.
  * @param {string} json
  */
 async function storage(json) {
   const request = JSON.parse(json);
+  const isConversation = (/** @type {string} */ key) => key.startsWith(conversationKeys);
   if (request.op === STORAGE.write) {
     for (const change of request.changes) {
-      if (change[1] !== null && change[0].includes(":conv:")) change[1] = await pack(change[1], compression);
+      if (change[1] !== null && isConversation(change[0])) change[1] = await pack(change[1], compression);
     }
   }
   let answer = await channel.request(REQUEST.storage, request);
-  if (request.op === STORAGE.get && request.key.includes(":conv:")) answer = await unpack(answer, compression);
+  if (request.op === STORAGE.get && isConversation(request.key)) answer = await unpack(answer, compression);
   return JSON.stringify(answer);
 }
 
@@ -139,6 +144,7 @@ async function boot(config) {
   await requireWebAssembly();
   import(new URL("pyodide/pyodide.mjs", RUNTIME).href).catch(() => {}); // fetched meanwhile
   endpoint = config.endpoint.replace(/\/+$/, "");
+  conversationKeys = storageKey("conversation", config.prefix);
   credentials = config.token ? { authorization: `Bearer ${config.token}` } : {};
   // The snapshot this browser kept is read while the wheel and the models are fetched; it is
   // used only if it was made from this very wheel.

@@ -151,8 +151,7 @@ def make_history(host: Any, config: WidgetConfig) -> Kept | None:
     if config.history == "host":
         return HostedHistory(PageHostStore(host))
     store = PageKeyValue(host) if config.history == "local" else MemoryKeyValue()
-    return History(store, prefix=config.prefix, limit=config.max_conversations,
-                   packed=config.history == "local")  # fmt: skip
+    return History(store, prefix=config.prefix, limit=config.max_conversations)
 
 
 class Bridge:

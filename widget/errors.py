@@ -3,7 +3,8 @@
 WidgetError (ValueError)
  ├── HistoryError    a message list that `Session.set_history` cannot accept
  ├── SnapshotError   snapshot text that `Session.import_snapshot` cannot accept
- └── TurnError       a model turn that could not complete (upstream failure, stop)
+ ├── TurnError       a model turn that could not complete (upstream failure, stop, busy)
+ └── NoSuchMessage   an index (or a version) that names no message to act on
 """
 
 from .protocol import BUSY, STOPPED
@@ -25,4 +26,9 @@ class TurnError(WidgetError):
     """A model turn failed; the message is what the person sees."""
 
 
-__all__ = ["BUSY", "STOPPED", "HistoryError", "SnapshotError", "TurnError", "WidgetError"]
+class NoSuchMessage(WidgetError):
+    """An operation named a message (by index, or a version of one) that is not there."""
+
+
+__all__ = ["BUSY", "STOPPED", "HistoryError", "NoSuchMessage", "SnapshotError", "TurnError",
+           "WidgetError"]  # fmt: skip

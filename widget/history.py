@@ -5,7 +5,9 @@ conversation has two keys of its own, and there is no shared index a tab could o
 with a stale copy:
 
     <prefix>:meta:<id>   its line in the list (`widget.entries`)           read at start-up
-    <prefix>:conv:<id>   the snapshot's JSON text                          read when opened
+    <prefix>:conv:<id>   the snapshot's JSON text (the worker packs it)     read when opened
+
+(`widget.protocol.STORAGE_KEYS` declares the layout; the page reads it too, `static/stored.js`.)
 
 Each store is one batch of writes that the page applies together or not at all (one trip),
 transcript before meta, so even a page dying mid-batch never leaves a listed entry without
@@ -23,6 +25,7 @@ from typing import Any, Protocol
 from .entries import Entry, meta_text, newest_first, parse_meta, repinned
 from .errors import WidgetError
 from .key_value import Change, Conflict, KeyValue, StorageFull
+from .protocol import storage_key
 from .snapshots import Snapshot, dumps, read_snapshot
 
 __all__ = ["Entry", "History", "Kept", "newest_first", "parse_meta"]
@@ -66,7 +69,7 @@ class History:
 
     async def load(self) -> None:
         """Build the list from the meta keys (one trip); unreadable entries are skipped."""
-        meta_prefix = f"{self.prefix}:meta:"
+        meta_prefix = storage_key("meta", self.prefix)
         self._entries = {}
         self._meta_texts = {}
         for key, text in (await self.store.read_all(meta_prefix)).items():
@@ -228,7 +231,7 @@ class History:
 
     async def changed(self, key: str) -> bool:
         """Another tab changed `key`: refresh that entry. True when the list changed."""
-        meta_prefix = f"{self.prefix}:meta:"
+        meta_prefix = storage_key("meta", self.prefix)
         if not key.startswith(meta_prefix):
             return False
         conversation_id = key[len(meta_prefix) :]
@@ -254,7 +257,7 @@ class History:
         self._known.pop(conversation_id, None)
 
     def _meta_key(self, conversation_id: str) -> str:
-        return f"{self.prefix}:meta:{conversation_id}"
+        return storage_key("meta", self.prefix, conversation_id)
 
     def _conv_key(self, conversation_id: str) -> str:
-        return f"{self.prefix}:conv:{conversation_id}"
+        return storage_key("conversation", self.prefix, conversation_id)

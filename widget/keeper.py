@@ -21,6 +21,7 @@ from .claims import Claims
 from .history import Entry, Kept
 from .key_value import StorageFull
 from .models import Offer
+from .protocol import storage_key
 from .sessions import Session
 from .snapshots import Snapshot, from_dict, read_snapshot
 
@@ -145,7 +146,9 @@ class Keeper:
             return
         session = self.session
         live = self.history.entry(session.id)
-        if live is None and key.endswith(f":meta:{session.id}") and not session.is_empty:
+        # (`changed` was true: `key` is a meta key of this history's; is it the open one's?)
+        open_meta = storage_key("meta", "", session.id)
+        if live is None and key.endswith(open_meta) and not session.is_empty:
             # Another tab gave up (or forgot) the conversation open here: keep it again, so
             # what this tab shows is never lost with it.
             await self.keep()

@@ -69,8 +69,8 @@ EVENT_DATA: dict[str, Shape | str] = {
 # fmt: on
 
 #: The storage keys of one kept conversation, `<prefix>:<kind>:<id>` (`storage_key`): its line
-#: in the list (`widget.entries`) and its snapshot (packed: `widget.packing`). The page reads
-#: both before Python runs (`static/stored.js`).
+#: in the list (`widget.entries`) and its snapshot (packed by the worker, `static/codec.js`).
+#: The page reads both before Python runs (`static/stored.js`).
 STORAGE_KEYS = {"meta": "{prefix}:meta:", "conversation": "{prefix}:conv:"}
 
 #: The worker puts `{TURN_KEY: "<id>"}` before an answer's first chunk when the server keeps

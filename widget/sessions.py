@@ -13,10 +13,10 @@ from typing import Any, Protocol
 
 from . import versions
 from .conversation import Conversation
-from .errors import STOPPED, TurnError, WidgetError
+from .errors import STOPPED, NoSuchMessage, TurnError, WidgetError
 from .messages import Message, validate_messages
 from .protocol import TURN_KEY
-from .requests import chat_request, title_request
+from .request_bodies import chat_request, title_request
 from .streams import AnswerBuilder
 from .titles import clean_title
 from .tools import Tool, tool_from_callable
@@ -104,7 +104,7 @@ class Session(Conversation):
         carry on from it as `send` would have: tool calls run, the turn is stored once done."""
         self._require_idle()
         if not self._messages or self._messages[-1]["role"] not in ("user", "tool"):
-            raise TurnError("there is no unanswered message to pick an answer up for")
+            raise NoSuchMessage("there is no unanswered message to pick an answer up for")
         self._running = True
         return await self._run(transport, hooks, resume=turn)
 

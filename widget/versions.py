@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .errors import TurnError
+from .errors import NoSuchMessage
 from .messages import Message, copy_message
 
 
 def user_message(messages: Sequence[Message], index: int, action: str) -> Message:
-    """The user message at `index`, or `TurnError` saying it cannot `action` another."""
+    """The user message at `index`, or `NoSuchMessage` saying it cannot `action` another."""
     if not 0 <= index < len(messages) or messages[index]["role"] != "user":
-        raise TurnError(f"there is no user message at index {index} to {action}")
+        raise NoSuchMessage(f"there is no user message at index {index} to {action}")
     return messages[index]
 
 
@@ -36,7 +36,7 @@ def with_version(messages: Sequence[Message], index: int, version: int) -> list[
     message = user_message(messages, index, "show a version of")
     versions = message.get("versions")
     if not versions or not 1 <= version <= len(versions) + 1:
-        raise TurnError(f"the message at index {index} has no version {version}")
+        raise NoSuchMessage(f"the message at index {index} has no version {version}")
     every = list(versions)
     every.insert(message["version"] - 1, _shown_version(messages, index))
     chosen = every.pop(version - 1)

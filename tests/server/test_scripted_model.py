@@ -92,3 +92,21 @@ def test_hostile_bodies_are_answered_in_linear_time(model: ChatkeepModel) -> Non
                               headers={"authorization": f"Bearer {model.key}"})  # fmt: skip
         assert response.status_code == 200
         assert time.perf_counter() - started < 2, body["messages"][-1]["content"][:40]
+
+
+def test_a_title_request_never_takes_a_queued_answer(model: ChatkeepModel) -> None:
+    """A test that queued two answers got its second one used as the conversation's title."""
+    model.reply("First answer.")
+    model.reply("Second answer.")
+    headers = {"authorization": f"Bearer {model.key}"}
+
+    def ask(messages: list[dict[str, Any]]) -> str:
+        body = {"model": "demo", "stream": True, "messages": messages}
+        return httpx.post(f"{model.url}/chat/completions", json=body, headers=headers).text
+
+    assert "First" in ask([{"role": "user", "content": "Hi"}])
+    title = ask([{"role": "system", "content": "Write a title for this conversation: short."},
+                 {"role": "user", "content": "Hi\n\n---\n\nFirst answer."}])  # fmt: skip
+    assert "Second" not in title and model.queued == 1
+    assert "Second" in ask([{"role": "user", "content": "And?"}])
+    assert len(model.requests) == 3  # every chat request is recorded, titles too

@@ -80,3 +80,9 @@ def test_payloads_and_event_data_agree(javascript: dict[str, Any]) -> None:
 )  # fmt: skip
 def test_conforms_names_what_does_not_fit(value: object, shape: str, problems: list[str]) -> None:
     assert protocol.conforms(value, protocol.EVENT_DATA[shape]) == problems
+
+
+def test_the_storage_key_layout_agrees(javascript: dict[str, Any]) -> None:
+    assert javascript["STORAGE_KEYS"] == protocol.STORAGE_KEYS
+    assert protocol.storage_key("conversation", "shop", "abc") == "shop:conv:abc"
+    assert protocol.storage_key("meta", "shop") == "shop:meta:"

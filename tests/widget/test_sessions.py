@@ -10,7 +10,7 @@ import pytest
 from scripted import ScriptedTransport, answer, call_chunk, run, text_chunk, thought_chunk
 
 import widget
-from widget import Session, TurnError
+from widget import NoSuchMessage, Session, TurnError
 from widget.errors import STOPPED
 from widget.tools import tool_from_callable
 
@@ -179,9 +179,9 @@ def test_a_second_turn_while_busy_is_refused() -> None:
 def test_retry_and_fork_need_a_user_message() -> None:
     session = Session()
     session.set_history([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}])
-    with pytest.raises(TurnError, match="no user message at index 1"):
+    with pytest.raises(NoSuchMessage, match="no user message at index 1"):
         run(session.retry(1, ScriptedTransport()))
-    with pytest.raises(TurnError, match="no user message at index 7"):
+    with pytest.raises(NoSuchMessage, match="no user message at index 7"):
         session.fork(7)
 
 
@@ -318,9 +318,9 @@ def test_editing_a_message_keeps_the_earlier_version_reachable() -> None:
         2,
     )
     assert "versions" not in json.dumps(transport.requests[0])
-    with pytest.raises(TurnError):
+    with pytest.raises(NoSuchMessage):
         restored.show_version(0, 4)
-    with pytest.raises(TurnError):
+    with pytest.raises(NoSuchMessage):
         restored.show_version(1, 1)
 
 
