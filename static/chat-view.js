@@ -2,6 +2,7 @@
 // The element (./chat-widget.js) keeps the attributes, the lifecycle and the host API.
 
 import { askApproval } from "./approval.js";
+import { imageHosts, language, mode, storagePrefix } from "./settings.js";
 import { Composer } from "./composer.js";
 import { showGreeting, wireGreeting } from "./greeting.js";
 import { showMeta, wireOptionsMenu } from "./header.js";
@@ -74,7 +75,7 @@ export class ChatView {
       alert: (text) => (text ? this.#notices.alert(text) : this.#notices.clear()),
       send: (text, attachments) => this.#act("send", { text, attachments }),
       stop: () => this.#act("stop", {}),
-      lang: () => host.getAttribute("lang") || document.documentElement.lang || navigator.language,
+      lang: () => language(host),
     });
   }
 
@@ -90,11 +91,7 @@ export class ChatView {
     this.#client = client;
     let render = (/** @type {HTMLElement} */ target, /** @type {string} */ text) => void (target.textContent = text);
     const drawable = new Promise((resolve) => (this.#rendered = (markdown) => resolve((render = markdown))));
-    const lang = host.getAttribute("lang") || document.documentElement.lang || "en";
-    const localized = loadStrings(lang).then((t) => {
-      this.#t = t;
-      localize(this.#root, t);
-    });
+    const localized = this.#localize();
     this.#transcript = new Transcript(
       this.#elements.log,
       (target, text) => render(target, text),
@@ -106,10 +103,9 @@ export class ChatView {
     this.#elements.historyButton.hidden = historyOff;
     this.#historyView.pinnable = pinnable;
     this.#wire(client);
-    if (host.getAttribute("mode") === "launcher") {
+    if (mode(host) === "launcher") {
       const parts = { ...this.#elements, message: this.#composer.field };
-      const prefix = host.getAttribute("storage-prefix") || "chatkeep";
-      this.#launcher = new Launcher(host, parts, prefix, onOpen);
+      this.#launcher = new Launcher(host, parts, storagePrefix(host), onOpen);
     }
     localized.then(() => this.renderMeta()); // what storage holds, before Python runs
     client.ready.then(() => localized).then(
@@ -125,10 +121,26 @@ export class ChatView {
     );
   }
 
+  /** The strings of the element's language, loaded and put in place. */
+  #localize() {
+    return loadStrings(language(this.#host)).then((t) => {
+      this.#t = t;
+      localize(this.#root, t);
+    });
+  }
+
+  /** The element's `lang` changed: every string is drawn again in the new language. */
+  setLanguage() {
+    this.#localize().then(() => {
+      this.renderMeta();
+      if (this.#client) this.#transcript?.messagesChanged(this.#client.state.messages, 0);
+    });
+  }
+
   /** Shows the chat: answers are drawn as Markdown from now on (loaded here, once). */
   show() {
-    const imageHosts = (this.#host.getAttribute("image-hosts") ?? "").split(/[\s,]+/).filter(Boolean);
-    this.#rendering ??= createRenderer({ imageHosts, copyLabel: () => this.#t("copy") }).then(this.#rendered);
+    const hosts = imageHosts(this.#host);
+    this.#rendering ??= createRenderer({ imageHosts: hosts, copyLabel: () => this.#t("copy") }).then(this.#rendered);
   }
 
   /** Opens or closes a launcher's panel (nothing inline). */

@@ -3,9 +3,10 @@
 // controller (./client.js) talks to the worker, where the Python session decides.
 
 import { ChatView } from "./chat-view.js";
-import { WidgetClient, configFrom } from "./client.js";
+import { WidgetClient } from "./client.js";
 import { keepForOffline } from "./offline.js";
 import { SessionHandle } from "./session-handle.js";
+import * as settings from "./settings.js";
 import { TEMPLATE } from "./template.js";
 // Every module the ones above import, named here too: the browser asks for all of them at
 // once instead of level by level, so a page waits one round trip for the element, not four.
@@ -28,19 +29,20 @@ import "./message-actions.js";
 import "./notices.js";
 import "./protocol.js";
 import "./rpc.js";
+import "./settings.js";
 import "./storage.js";
 import "./stored.js";
 import "./strings.js";
 import "./transcript.js";
 
-// `api` beside the script's `static/` folder, so a server mounted at /chat is found at /chat/api.
-const DEFAULT_ENDPOINT = new URL("../api", import.meta.url).href;
-const DEFAULT_MAX_ATTACHMENT_BYTES = 512 * 1024;
 
 /** @typedef {import("./chat-widget.js").ChatWidget} ChatWidgetType as declared in chat-widget.d.ts */
 
 /** @implements {ChatWidgetType} checked by tsc against the declaration */
 export class ChatWidget extends HTMLElement {
+  /** Attributes whose change after connecting takes effect at once (the rest configure the start). */
+  static observedAttributes = settings.LIVE_ATTRIBUTES;
+
   static define(tag = "chat-widget", registry = customElements) {
     if (!registry.get(tag)) registry.define(tag, this);
     return this;
@@ -107,13 +109,7 @@ export class ChatWidget extends HTMLElement {
 
   /** Questions offered as buttons on an empty chat; also the `suggestions` attribute (JSON). */
   get suggestions() {
-    if (this.#suggestions) return this.#suggestions;
-    try {
-      const parsed = JSON.parse(this.getAttribute("suggestions") ?? "[]");
-      return Array.isArray(parsed) ? parsed.filter((item) => typeof item === "string") : [];
-    } catch {
-      return [];
-    }
+    return this.#suggestions ?? settings.suggestions(this);
   }
 
   set suggestions(value) {
@@ -132,18 +128,25 @@ export class ChatWidget extends HTMLElement {
 
   /** How much the files attached to one message may weigh together. */
   get maxAttachmentBytes() {
-    const value = Number.parseInt(this.getAttribute("max-attachment-bytes") ?? "", 10);
-    return value > 0 ? value : DEFAULT_MAX_ATTACHMENT_BYTES;
+    return settings.maxAttachmentBytes(this);
   }
 
   get endpoint() {
-    return this.getAttribute("endpoint") || DEFAULT_ENDPOINT;
+    return settings.endpoint(this);
+  }
+
+  /** `lang`, `model` and `suggestions` changed while running: shown at once. */
+  attributeChangedCallback(/** @type {string} */ name, /** @type {string | null} */ before, /** @type {string | null} */ now) {
+    if (!this.client || before === now) return;
+    if (name === "lang") this.#view.setLanguage();
+    else if (name === "suggestions") this.#view.renderLists();
+    else if (name === "model" && now) this.client.call("setModel", { model: now }).catch(() => {}); // refused: an alert
   }
 
   connectedCallback() {
     this.#listenToWindow();
     if (this.client || this.#disposed) return;
-    const config = configFrom(this);
+    const config = settings.clientConfig(this);
     this.client = new WidgetClient(config, () => this.historyStore);
     for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
     this.#pendingTools = [];
@@ -152,7 +155,7 @@ export class ChatWidget extends HTMLElement {
     });
     this.#connectSession(this.client);
     // Inline, the chat shows at once; a launcher starts when opened, or now with `preload`.
-    if (this.getAttribute("mode") !== "launcher" || this.hasAttribute("preload")) this.#start();
+    if (settings.mode(this) !== "launcher" || this.hasAttribute("preload")) this.#start();
   }
 
   /** Opens the launcher's panel (and starts the runtime); nothing inline. */

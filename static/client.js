@@ -40,28 +40,6 @@ const NOT_STARTED = "The chat's worker could not start. If this page has a Conte
   + `${WORKER_URL.origin === location.origin ? "'self'" : `blob: and ${WORKER_URL.origin}`} in worker-src.`;
 /** A new conversation's meta, before anything is known. */
 const EMPTY = { id: "", title: "", model: "", provider: null, thinking: "off", busy: false, usage: null };
-const HISTORY_MODES = ["local", "memory", "off"];
-
-/**
- * What the worker needs to know, read from the element's attributes and properties.
- * @param {{endpoint: string, token: string | null, historyStore: unknown, snapshot: unknown,
- *   getAttribute(name: string): string | null, hasAttribute(name: string): boolean}} element
- * @returns {ClientConfig}
- */
-export function configFrom(element) {
-  const history = element.getAttribute("history") ?? "memory";
-  return {
-    endpoint: element.endpoint,
-    model: element.getAttribute("model"),
-    instructions: element.getAttribute("instructions"),
-    history: element.historyStore ? "host" : HISTORY_MODES.includes(history) ? /** @type {any} */ (history) : "memory",
-    prefix: element.getAttribute("storage-prefix") || "chatkeep",
-    maxConversations: Math.max(1, Number.parseInt(element.getAttribute("max-conversations") ?? "20", 10) || 20),
-    generateTitle: element.hasAttribute("generate-title"),
-    snapshot: plainOrWarn(element.snapshot),
-    token: element.token,
-  };
-}
 
 export class WidgetClient extends EventTarget {
   /** @type {SessionState} */
@@ -357,21 +335,6 @@ export function applyListChange(entries, { set, drop, order }) {
   for (const entry of set) byId.set(entry.id, entry);
   const ids = order ?? entries.map((entry) => entry.id).filter((id) => byId.has(id));
   return ids.map((id) => /** @type {HistoryEntry} */ (byId.get(id))).filter(Boolean);
-}
-
-/**
- * A start-up snapshot as plain data for the worker; one that is not (a function, a cycle)
- * is unreadable: a new conversation opens, with a warning.
- * @param {unknown} value
- */
-function plainOrWarn(value) {
-  if (value === null || value === undefined) return null;
-  try {
-    return JSON.parse(JSON.stringify(value));
-  } catch {
-    console.warn("Chatkeep: the start-up snapshot could not be read; a new conversation opens.");
-    return null;
-  }
 }
 
 /** A module worker from any origin: cross-origin scripts are imported from a same-origin blob. */

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 HISTORY_MODES = ("local", "memory", "off", "host")
+#: the defaults of the element's attributes, as `static/settings.js` has them (a test checks)
+DEFAULT_HISTORY, DEFAULT_PREFIX, DEFAULT_MAX_CONVERSATIONS = "memory", "chatkeep", 20
 
 
 @dataclass(frozen=True)
@@ -14,9 +16,9 @@ class WidgetConfig:
     """What the element's attributes say (`static/client.js` reads them, `configFrom`)."""
 
     #: `local` (the page's localStorage), `memory`, `off`, or `host` (`element.historyStore`)
-    history: str = "memory"
-    prefix: str = "chatkeep"
-    max_conversations: int = 20
+    history: str = DEFAULT_HISTORY
+    prefix: str = DEFAULT_PREFIX
+    max_conversations: int = DEFAULT_MAX_CONVERSATIONS
     generate_title: bool = False
     instructions: str | None = None
     #: the model id to start with; the server's default when it is not offered
@@ -34,9 +36,11 @@ class WidgetConfig:
         history = options.get("history")
         models = options.get("models")
         return cls(
-            history=history if history in HISTORY_MODES else "memory",
-            prefix=str(options.get("prefix") or "chatkeep"),
-            max_conversations=max(1, int(options.get("maxConversations") or 20)),
+            history=history if history in HISTORY_MODES else DEFAULT_HISTORY,
+            prefix=str(options.get("prefix") or DEFAULT_PREFIX),
+            max_conversations=max(
+                1, int(options.get("maxConversations") or DEFAULT_MAX_CONVERSATIONS)
+            ),
             generate_title=bool(options.get("generateTitle")),
             instructions=_text(options.get("instructions")),
             model=_text(options.get("model")),

@@ -22,6 +22,7 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import Any, Protocol
 
+from .config import DEFAULT_MAX_CONVERSATIONS, DEFAULT_PREFIX
 from .entries import Entry, meta_text, newest_first, parse_meta, repinned
 from .errors import WidgetError
 from .key_value import Change, Conflict, KeyValue, StorageFull
@@ -57,7 +58,10 @@ class Kept(Protocol):
 class History:
     """The kept conversations of one store, newest first, listed from memory."""
 
-    def __init__(self, store: KeyValue, *, prefix: str = "chatkeep", limit: int = 20) -> None:
+    def __init__(
+        self, store: KeyValue, *, prefix: str = DEFAULT_PREFIX,
+        limit: int = DEFAULT_MAX_CONVERSATIONS,
+    ) -> None:  # fmt: skip
         self.store = store
         self.prefix = prefix
         self.limit = max(1, limit)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from widget import protocol
+from widget.config import HISTORY_MODES, WidgetConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOCOL_JS = ROOT / "static" / "protocol.js"
@@ -86,3 +87,19 @@ def test_the_storage_key_layout_agrees(javascript: dict[str, Any]) -> None:
     assert javascript["STORAGE_KEYS"] == protocol.STORAGE_KEYS
     assert protocol.storage_key("conversation", "shop", "abc") == "shop:conv:abc"
     assert protocol.storage_key("meta", "shop") == "shop:meta:"
+
+
+def test_the_element_s_defaults_are_python_s() -> None:
+    """The defaults an attribute falls back to are written once per language, and agree."""
+    settings_js = ROOT / "static" / "settings.js"
+    if sys.platform == "emscripten" or not settings_js.is_file() or not shutil.which("node"):
+        pytest.skip("needs Node and the static folder (run on CPython from the repository)")
+    script = "import(process.argv[1]).then(m => console.log(JSON.stringify(m)))"
+    found = subprocess.run(["node", "-e", script, settings_js.as_uri()], capture_output=True,
+                           text=True, check=True, timeout=30)  # fmt: skip
+    declared = json.loads(found.stdout)
+    python = WidgetConfig()
+    assert declared["DEFAULTS"]["history"] == python.history
+    assert declared["DEFAULTS"]["prefix"] == python.prefix
+    assert declared["DEFAULTS"]["maxConversations"] == python.max_conversations
+    assert [*declared["HISTORY_MODES"], "host"] == list(HISTORY_MODES)
