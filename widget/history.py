@@ -17,14 +17,14 @@ version) are skipped and never written over or removed.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Collection
 from dataclasses import replace
 from typing import Any, Protocol
 
 from .config import DEFAULT_MAX_CONVERSATIONS, DEFAULT_PREFIX
-from .entries import Entry, meta_text, newest_first, parse_meta, repinned
+from .entries import Entry, newest_first, parse_meta, repinned
 from .errors import WidgetError
+from .keep_plan import KeepPlan
 from .key_value import Change, Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .snapshots import Snapshot, dumps, read_snapshot
@@ -135,56 +135,45 @@ class History:
         for another, and pinned ones do not count towards the limit. Without `make_room`
         (an import) nothing else is given up: `StorageFull` when it does not fit as things are.
         """
-        expect: dict[str, str | None] = {}
+        expect = {}
         if snapshot.id in self._known:
             expect[self._meta_key(snapshot.id)] = self._known[snapshot.id]
-        before = self._entries.get(snapshot.id)
-        pinned = before is not None and before.pinned
-        unpinned = [e.id for e in self.entries() if e.id != snapshot.id and not e.pinned]
-        kept = [i for i in unpinned if i in spare]
-        others = [i for i in unpinned if i not in spare]
-        over_limit = others[max(0, self.limit - (not pinned) - len(kept)) :]
-        room = list(reversed(others[: len(others) - len(over_limit)]))  # oldest first
-        if not make_room:
-            if over_limit and snapshot.id not in self._entries:
-                raise StorageFull(FULL)
-            over_limit, room = [], []
-        given_up: list[str] = []
+        plan = KeepPlan.first(snapshot, self.entries(), limit=self.limit, named=named,
+                              pending=pending, spare=spare, expect=expect,
+                              make_room=make_room)  # fmt: skip
+        if plan is None:
+            raise StorageFull(FULL)
         while True:
-            meta = meta_text(snapshot.title, snapshot.updated, len(snapshot.messages),
-                             named=named, pending=pending, pinned=pinned)  # fmt: skip
-            changes = [change for gone in over_limit + given_up for change in self._removal(gone)]
-            # Transcript before meta: a listed entry always has its transcript.
-            changes += [
-                (self._conv_key(snapshot.id), dumps(snapshot)),
-                (self._meta_key(snapshot.id), meta),
-            ]
+            meta = plan.meta()
             try:
-                await self.store.write(changes, expect)
+                await self.store.write(self._changes(plan, meta), plan.expect)
                 break
             except Conflict:
-                renamed = await self._renamed_elsewhere(snapshot.id)
-                if renamed is not None:  # no turns of the other tab's to lose: write over it
-                    text, entry = renamed
-                    pinned = entry.pinned  # pinned or unpinned there: that stands
-                    if entry.named:
-                        snapshot, named = replace(snapshot, title=entry.title), True
-                    expect = {self._meta_key(snapshot.id): text}
-                    continue
-                snapshot = replace(snapshot, id=uuid.uuid4().hex)
-                expect, pinned = {}, False  # a copy beside the other tab's: not pinned
+                renamed = await self._renamed_elsewhere(plan.snapshot.id)
+                meta_key = self._meta_key(plan.snapshot.id)
+                plan = plan.over_rename(meta_key, *renamed) if renamed else plan.as_copy()
             except StorageFull:
-                if not room:
-                    pins = any(e.pinned for e in self.entries() if e.id != snapshot.id)
+                fuller = plan.giving_up_one()
+                if fuller is None:
+                    pins = any(e.pinned for e in self.entries() if e.id != plan.snapshot.id)
                     raise StorageFull(FULL_OF_PINS if pins else FULL) from None
-                given_up.append(room.pop(0))
-        for gone in over_limit + given_up:
+                plan = fuller
+        snapshot = plan.snapshot
+        for gone in plan.dropped:
             self._drop(gone)
         stored = parse_meta(snapshot.id, meta)
         assert stored is not None  # written just above, in this build's format
         self._entries[snapshot.id] = stored
         self._meta_texts[snapshot.id] = self._known[snapshot.id] = meta
         return stored
+
+    def _changes(self, plan: KeepPlan, meta: str) -> list[Change]:
+        """The plan's batch: what it drops, then transcript before meta (a listed entry
+        always has its transcript)."""
+        changes = [change for gone in plan.dropped for change in self._removal(gone)]
+        changes.append((self._conv_key(plan.snapshot.id), dumps(plan.snapshot)))
+        changes.append((self._meta_key(plan.snapshot.id), meta))
+        return changes
 
     async def pin(self, conversation_id: str, pinned: bool) -> None:
         """Pin a kept conversation (listed first, never given up for room), or unpin it.
