@@ -5,6 +5,10 @@ on a laptop, with its key, because to the browser the requests stay on the page'
 They still say `Host: evil.example`: unless named, such a request gets 400. By default the
 server answers IP addresses and `localhost`; `--allowed-host` names the public ones (`*` for any,
 `*.example.com` for a domain and its subdomains).
+
+Not Starlette's `TrustedHostMiddleware`: it has no way to say "any IP address" (the default
+here, so that a server reached by its address works), and it refuses in plain text, where
+every refusal of this server's API is an OpenAI-shaped JSON error.
 """
 
 from __future__ import annotations
