@@ -167,9 +167,7 @@ def _turns(request: Request) -> Turns:
     turns: Turns | None = request.app.state.turns
     if turns is None:
         request.app.state.identity.of(request)  # with a client secret, a valid token first
-        raise APIError(
-            404, "This chat server keeps answers for a reload only with Redis.", "turn_not_found"
-        )
+        raise APIError.said(404, "turn_not_found.no_redis")
     return turns
 
 

@@ -42,9 +42,9 @@ def verify_client_token(secret: str, token: str, now: float | None = None) -> st
         payload = _serializer(secret).loads(token)
         subject, expires = str(payload["sub"]), int(payload["exp"])
     except (BadSignature, ValueError, KeyError, TypeError) as exc:
-        raise _unauthorized("The client token is not valid.") from exc
+        raise _unauthorized("invalid_client_token") from exc
     if expires <= (time.time() if now is None else now):
-        raise _unauthorized("The client token has expired: ask the page for a new one.")
+        raise _unauthorized("invalid_client_token.expired")
     return subject
 
 
@@ -61,7 +61,7 @@ class ClientIdentity:
             header = request.headers.get("authorization", "")
             token = header[7:].strip() if header[:7].lower() == "bearer " else ""
             if not token:
-                raise _unauthorized("This chat server needs a client token (the widget's token).")
+                raise _unauthorized("invalid_client_token.missing")
             return "subject:" + verify_client_token(self.secret, token)
         return "address:" + self.address(request)
 
@@ -111,5 +111,5 @@ def _serializer(secret: str) -> URLSafeSerializer:
     return URLSafeSerializer(secret, salt=TOKEN_SALT, signer_kwargs={"digest_method": sha256})
 
 
-def _unauthorized(message: str) -> APIError:
-    return APIError(401, message, "invalid_client_token", headers={"WWW-Authenticate": "Bearer"})
+def _unauthorized(text: str) -> APIError:
+    return APIError.said(401, text, {"WWW-Authenticate": "Bearer"})

@@ -31,8 +31,8 @@ class HostGuard:
         if scope["type"] in ("http", "websocket") and not self.allows(
             Headers(scope=scope).get("host", "")
         ):
-            message = "This chat server does not answer for that host name."
-            await APIError(400, message, "host_not_allowed").response()(scope, receive, send)
+            refused = APIError.said(400, "host_not_allowed")
+            await refused.response()(scope, receive, send)
             return
         await self.app(scope, receive, send)
 

@@ -28,15 +28,11 @@ async def read_body(request: Request, limit: int, seconds: float = 10.0) -> byte
         with anyio.fail_after(seconds):
             return await _read_body(request, limit)
     except TimeoutError as exc:
-        raise APIError(
-            408, f"The request body did not arrive within {seconds:g} seconds.", "body_timeout"
-        ) from exc
+        raise APIError.said(408, "body_timeout", seconds=f"{seconds:g}") from exc
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
-    too_large = APIError(
-        413, f"The request body is larger than the limit of {limit:,} bytes.", "body_too_large"
-    )
+    too_large = APIError.said(413, "body_too_large", limit=f"{limit:,}")
     declared = request.headers.get("content-length")
     if declared is not None and (
         not (declared.isascii() and declared.isdigit()) or int(declared) > limit
@@ -71,13 +67,8 @@ class RateLimiter:
         wait = await self.counters.hit(f"rate:{client}", self.WINDOW, self.per_minute)
         if wait is not None:
             retry_after = int(wait)
-            raise APIError(
-                429,
-                f"Too many requests: the limit is {self.per_minute} a minute. "
-                f"Try again in {retry_after} seconds.",
-                "rate_limited",
-                headers={"Retry-After": str(retry_after)},
-            )
+            raise APIError.said(429, "rate_limited", {"Retry-After": str(retry_after)},
+                                limit=self.per_minute, seconds=retry_after)  # fmt: skip
 
 
 Release = Callable[[], None]
@@ -100,13 +91,8 @@ class StreamSlots:
         if self.per_client <= 0:
             return _nothing
         if self._open.get(client, 0) >= self.per_client:
-            raise APIError(
-                429,
-                f"Too many answers at once: at most {self.per_client} for one client. "
-                "Wait for one to finish.",
-                "too_many_streams",
-                headers={"Retry-After": "1"},
-            )
+            raise APIError.said(429, "too_many_streams", {"Retry-After": "1"},
+                                limit=self.per_client)  # fmt: skip
         self._open[client] = self._open.get(client, 0) + 1
         given_back = False
 
@@ -224,10 +210,6 @@ class Reservation:
 
 
 def _used_up(budget: int, whose: str, retry_after: int) -> APIError:
-    return APIError(
-        429,
-        f"The daily budget of {budget:,} tokens is used up ({whose} budget). "
-        f"It renews at midnight UTC, in {retry_after // 3600} h {retry_after % 3600 // 60} min.",
-        "budget_exhausted",
-        headers={"Retry-After": str(retry_after)},
-    )
+    code = "budget_exhausted.client" if whose == "your" else "budget_exhausted"
+    return APIError.said(429, code, {"Retry-After": str(retry_after)}, budget=f"{budget:,}",
+                         hours=retry_after // 3600, minutes=retry_after % 3600 // 60)  # fmt: skip

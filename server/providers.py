@@ -98,9 +98,5 @@ def destination(providers: tuple[Provider, ...], model_id: object) -> Destinatio
         for provider in providers:
             if provider.name == name and model in provider.models:
                 return Destination(provider.base_url, provider.api_key, model, provider.name)
-    raise APIError(
-        400,
-        f'The model "{str(model_id)[:100]}" is not available here. '
-        f"Use one of: {', '.join(offered)}.",
-        "model_not_allowed",
-    )
+    raise APIError.said(400, "model_not_allowed", model=str(model_id)[:100],
+                        models=", ".join(offered))  # fmt: skip

@@ -34,8 +34,7 @@ class OriginGuard:
             headers = Headers(scope=scope)
             origin = headers.get("origin")
             if origin and origin not in self.allowed and origin != own_origin(scope, headers):
-                message = f"The origin {origin[:200]} may not use this chat server."
-                response = APIError(403, message, "origin_not_allowed").response()
+                response = APIError.said(403, "origin_not_allowed", origin=origin[:200]).response()
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

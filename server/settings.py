@@ -133,10 +133,8 @@ class Settings:
         if self.providers:
             return destination(self.providers, model_id)
         if model_id not in self.models:
-            raise APIError(
-                400, f'The model "{str(model_id)[:100]}" is not available here. '
-                f"Use one of: {', '.join(self.models)}.", "model_not_allowed",
-            )  # fmt: skip
+            raise APIError.said(400, "model_not_allowed", model=str(model_id)[:100],
+                                models=", ".join(self.models))  # fmt: skip
         base_url = self.upstream or "http://demo.invalid/v1"
         return Destination(base_url, self.api_key, str(model_id))
 

@@ -15,7 +15,7 @@ from .turn_store import TurnStore
 from .upstream import EventStream, while_connected
 
 TURN_HEADER = "x-chatkeep-turn"
-SILENT = APIError(502, "The answer stopped arriving. Try again.", "upstream_dropped")
+SILENT = APIError.said(502, "upstream_dropped.silent")
 
 
 class LiveTurnResponse(Response):

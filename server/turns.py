@@ -44,14 +44,9 @@ __all__ = ["TURN_HEADER", "Turns"]
 
 #: seconds between looks at whether another process was asked to stop a turn
 STOP_POLL = 0.25
-GONE = (
-    "This answer is no longer kept on the chat server (answers are kept for "
-    f"{KEEP_SECONDS // 60} minutes), so the rest of it cannot be shown."
-)
-STOPPED = APIError(400, "Stopped before the answer was finished.", "stopped")
-TOO_LONG = APIError(504, "The answer took too long and was ended.", "turn_too_long")
-BROKEN = APIError(502, "The chat server failed while writing this answer.", "server_error")
-STORE_AWAY = "Answers cannot be picked up right now: the chat server's store is away."
+STOPPED = APIError.said(400, "stopped")
+TOO_LONG = APIError.said(504, "turn_too_long")
+BROKEN = APIError.said(502, "server_error")
 
 
 class Turns:
@@ -206,11 +201,11 @@ class Turns:
             raise self._unavailable(exc) from exc
         # Another subject's turn is as unknown as one that never was.
         if owner is None or owner not in ("", owner_of(client)):
-            raise APIError(404, GONE, "turn_not_found")
+            raise APIError.said(404, "turn_not_found", minutes=KEEP_SECONDS // 60)
 
     def _unavailable(self, exc: Exception) -> APIError:
         self.store.failed(exc)
-        return APIError(503, STORE_AWAY, "store_unavailable")
+        return APIError.said(503, "store_unavailable")
 
 
 def owner_of(client: str) -> str:

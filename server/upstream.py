@@ -20,7 +20,7 @@ from starlette.types import Receive, Scope, Send
 from .errors import APIError
 from .providers import Destination
 from .upstream_client import UpstreamClient
-from .upstream_errors import BAD_ANSWER, error_from_upstream, message_of, upstream_error
+from .upstream_errors import bad_answer, error_event, error_from_upstream, upstream_error
 
 #: how long, and how much, is read after `[DONE]` to keep an upstream connection
 DRAIN_SECONDS, DRAIN_EVENTS = 1.0, 16
@@ -86,7 +86,7 @@ class UpstreamCall:
             if response.status_code >= 400:
                 await sink.refuse(await error_from_upstream(response, self.http.redact))
             elif not response.headers.get("content-type", "").startswith("text/event-stream"):
-                await sink.refuse(APIError(502, BAD_ANSWER, "bad_upstream_response"))
+                await sink.refuse(bad_answer())
             else:
                 await sink.start()
                 await self._relay_events(response, sink)
@@ -105,7 +105,7 @@ class UpstreamCall:
                 if not isinstance(event, dict):
                     raise ValueError("an event that is not an object")
                 if "error" in event:
-                    raise APIError(502, message_of(event["error"], redact), "upstream_error")
+                    raise error_event(event["error"], redact)
                 self._note(event)
                 finished = finished or _has_finish_reason(event)
                 if (
@@ -116,15 +116,13 @@ class UpstreamCall:
             else:
                 # Some servers end without [DONE]; an answer without a finish reason was cut off.
                 if not finished:
-                    raise APIError(
-                        502, "The model's answer was cut off. Try again.", "upstream_dropped"
-                    )
+                    raise APIError.said(502, "upstream_dropped.cut_off")
         except APIError as exc:
             error = exc
         except httpx.HTTPError as exc:
             error = upstream_error(exc, started=True)
         except ValueError:
-            error = APIError(502, BAD_ANSWER, "bad_upstream_response")
+            error = bad_answer()
         else:
             await sink.end(done=True)
             await _drain(events)
@@ -155,7 +153,7 @@ class UpstreamCall:
         except httpx.HTTPError as exc:
             return upstream_error(exc).response()
         except ValueError:
-            return APIError(502, BAD_ANSWER, "bad_upstream_response").response()
+            return bad_answer().response()
         finally:
             await response.aclose()
         return Response(self.http.redact(json.dumps(data)), media_type="application/json")

@@ -1,7 +1,8 @@
-"""What an upstream's failure becomes for the client: our status, in words a person can act on.
+"""What an upstream's failure becomes for the client: our status, in words a person can act on
+(each a code of `server.errors.TEXTS`, with its params, for the page to say in its language).
 
-The upstream's own words pass only where they help (a rejected request); its credentials,
-quota and outages are said plainly, never with its details.
+The upstream's own words pass only where they help (a rejected request), and never a secret
+they quote; its credentials, quota and outages are said plainly, never with its details.
 """
 
 from __future__ import annotations
@@ -11,26 +12,24 @@ from collections.abc import Callable
 
 import httpx
 
-from .errors import APIError
+from .errors import TEXTS, APIError
 
 MAX_ERROR_BODY = 64 * 1024
 #: what every relayed text passes through (`server.redaction.Redactor`)
 Redact = Callable[[str], str]
-BAD_ANSWER = "The model service sent an answer this server cannot read."
+BAD_ANSWER = TEXTS["bad_upstream_response"]
+
+
+def bad_answer() -> APIError:
+    return APIError.said(502, "bad_upstream_response")
 
 
 def upstream_error(exc: httpx.HTTPError, *, started: bool = False) -> APIError:
     if isinstance(exc, httpx.TimeoutException):
-        return APIError(
-            504, "The model service took too long to answer. Try again.", "upstream_timeout"
-        )
+        return APIError.said(504, "upstream_timeout")
     if started:
-        return APIError(
-            502, "The connection to the model service broke off mid-answer.", "upstream_dropped"
-        )
-    return APIError(
-        502, "The model service could not be reached. Try again later.", "upstream_unreachable"
-    )
+        return APIError.said(502, "upstream_dropped")
+    return APIError.said(502, "upstream_unreachable")
 
 
 async def error_from_upstream(response: httpx.Response, redact: Redact) -> APIError:
@@ -47,20 +46,20 @@ async def error_from_upstream(response: httpx.Response, redact: Redact) -> APIEr
         detail = ""
     status = response.status_code
     if status in (401, 403):
-        return APIError(
-            502, "The model service refused this server's credentials.", "upstream_auth"
-        )
+        return APIError.said(502, "upstream_auth")
     if status == 429:
-        return APIError(
-            429,
-            "The model service is busy or over its quota. Try again shortly.",
-            "upstream_rate_limited",
-        )
+        return APIError.said(429, "upstream_rate_limited")
     if 400 <= status < 500:
-        return APIError(
-            400, f"The model service rejected the request: {detail or status}", "upstream_rejected"
-        )
-    return APIError(502, "The model service failed to answer. Try again later.", "upstream_failed")
+        return APIError.said(400, "upstream_rejected", detail=detail or str(status))
+    return APIError.said(502, "upstream_failed")
+
+
+def error_event(error: object, redact: Redact) -> APIError:
+    """An `error` event mid-stream: the upstream's own words (redacted), or that it said none."""
+    message = error.get("message") if isinstance(error, dict) else None
+    if isinstance(message, str):
+        return APIError.said(502, "upstream_error", detail=redact(message)[:500])
+    return APIError.said(502, "upstream_error.unexplained")
 
 
 def message_of(error: object, redact: Redact) -> str:
@@ -68,4 +67,4 @@ def message_of(error: object, redact: Redact) -> str:
     message = error.get("message") if isinstance(error, dict) else None
     if isinstance(message, str):
         return redact(message)[:500]
-    return "The model service reported an error."
+    return TEXTS["upstream_error.unexplained"]

@@ -57,7 +57,7 @@ export class ChatView {
       historyButton: $(".history-button"), newConversation: $(".new"), download: $(".download"),
     };
     const t = (key, values) => this.#t(key, values);
-    this.#notices = new Notices(host, root, (text) => this.#t.message(text));
+    this.#notices = new Notices(host, root, (said) => this.#t.notice(said));
     this.#historyView = new HistoryView(root, {
       t,
       open: (conversationId) => this.#act("open", { conversationId }),
@@ -97,7 +97,7 @@ export class ChatView {
       (target, text) => render(target, text),
       () => this.#followAnswer(),
       (key, values) => this.#t(key, values),
-      (text) => this.#t.message(text),
+      (said) => this.#t.notice(said),
       Promise.all([drawable, localized]),
     );
     this.#elements.historyButton.hidden = historyOff;
@@ -232,7 +232,7 @@ export class ChatView {
     try {
       return await /** @type {WidgetClient} */ (this.#client).call(op, args);
     } catch (error) {
-      this.#notices.alert(error.message);
+      this.#notices.alert({ message: error.message, code: error.code, params: error.params });
       return undefined;
     }
   }

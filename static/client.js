@@ -19,7 +19,8 @@ import { nextDraft } from "./draft.js";
 
 /**
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
- *   name?: string, attachments?: any[], error?: string, versions?: any[], version?: number,
+ *   name?: string, attachments?: any[], error?: string, error_code?: string,
+ *   error_params?: Record<string, unknown>, versions?: any[], version?: number,
  *   reasoning?: string, reasoning_seconds?: number, feedback?: "good" | "bad"}} Message
  * @typedef {{id: string, title: string, model: string, provider: string | null, thinking: string,
  *   busy: boolean, unfinished?: boolean, usage: Record<string, number> | null,
@@ -154,7 +155,7 @@ export class WidgetClient extends EventTarget {
       return await /** @type {Channel} */ (this.#channel).request(KIND.call, { op, args });
     } catch (error) {
       if (error.bug) console.error(`Chatkeep: ${op} failed inside the chat.\n${error.bug}`);
-      throw new Error(error.message);
+      throw Object.assign(new Error(error.message), { code: error.code ?? "", params: error.params ?? {} });
     }
   }
 

@@ -11,8 +11,8 @@ export class Notices {
   /**
    * @param {HTMLElement} host  the element, where `chatkeep-error` is dispatched
    * @param {ShadowRoot} root  holding `.alert` and `.announce`
-   * @param {(text: string) => string} translate  one of Python's or the server's sentences,
-   *   in the widget's language
+   * @param {(said: import("./strings.js").Notice | string) => string} translate  what Python
+   *   or the server said (or the widget's own words), in the widget's language
    */
   constructor(host, root, translate) {
     this.#host = host;
@@ -21,9 +21,12 @@ export class Notices {
     this.#translate = translate;
   }
 
-  /** Shows `text` as an alert and tells the host page. */
-  alert(text) {
-    const shown = this.#translate(text);
+  /**
+   * Shows what was said as an alert and tells the host page.
+   * @param {import("./strings.js").Notice | string} said
+   */
+  alert(said) {
+    const shown = this.#translate(said);
     this.#alert.textContent = shown;
     this.#alert.hidden = false;
     this.#host.dispatchEvent(new CustomEvent("chatkeep-error", { detail: { message: shown }, bubbles: true, composed: true }));

@@ -55,7 +55,7 @@ export const EVENT_DATA = Object.freeze({
   },
   models: "array",
   history: { set: "array", "drop": "array", "order?": "array" },
-  alert: "string",
+  alert: { message: "string", code: "string", params: "object" },
   stopping: "null",
 });
 

@@ -11,12 +11,18 @@ import { KIND } from "./protocol.js";
 
 /** @typedef {(message: any) => unknown | Promise<unknown>} Handler */
 
-/** An error whose `bug` is a program error's details (a traceback), for the console. */
+/**
+ * An error from the other side: what the person is told (`message`, and the `code` and
+ * `params` the page says it by in its language), and `bug`, a program error's details (a
+ * traceback) for the console.
+ */
 export class ReplyError extends Error {
-  /** @param {string} message @param {string} [bug] */
-  constructor(message, bug) {
+  /** @param {string} message @param {string} [bug] @param {string} [code] @param {Record<string, unknown>} [params] */
+  constructor(message, bug, code = "", params = {}) {
     super(message);
     this.bug = bug;
+    this.code = code;
+    this.params = params;
   }
 }
 
@@ -92,14 +98,18 @@ export class Channel {
 /** @param {any} error */
 function fromError(error) {
   if (error && typeof error === "object") {
-    const plain = { name: String(error.name || "Error"), message: String(error.message || error) };
+    const plain = {
+      name: String(error.name || "Error"), message: String(error.message || error),
+      code: typeof error.code === "string" ? error.code : "",
+      params: error.params && typeof error.params === "object" ? error.params : {},
+    };
     return typeof error.bug === "string" ? { ...plain, bug: error.bug } : plain;
   }
-  return { name: "Error", message: String(error) };
+  return { name: "Error", message: String(error), code: "", params: {} };
 }
 
-function toError({ name, message, bug }) {
-  const error = new ReplyError(message, bug);
+function toError({ name, message, bug, code, params }) {
+  const error = new ReplyError(message, bug, code, params);
   error.name = name;
   return error;
 }

@@ -27,7 +27,7 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
   /** @type {string[]} */
   const queue = [];
   let finished = false;
-  /** @type {string | null} */
+  /** @type {{message: string, code: string, params: Record<string, unknown>} | null} what the person is told */
   let failure = null;
   /** @type {(() => void) | null} */
   let wake = null;
@@ -76,7 +76,7 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
             retries = 0;
             if (data.startsWith('{"error"')) return; // the server's last word on this answer
           }
-          throw new Dropped("The connection closed before the answer was complete.");
+          throw new Dropped(CLOSED_EARLY);
         } catch (error) {
           if (controller.signal.aborted) throw error;
           if (!turn || retries === retryDelays.length) throw error;
@@ -85,10 +85,10 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
       }
     } catch (error) {
       failure = controller.signal.aborted
-        ? SENTENCE.stopped
+        ? { message: SENTENCE.stopped, code: "stopped", params: {} }
         : error instanceof Dropped
-          ? error.message
-          : `The chat server could not be reached (${error.message}).`;
+          ? { message: CLOSED_EARLY, code: "connection_closed", params: {} }
+          : { message: `The chat server could not be reached (${error.message}).`, code: "server_unreachable", params: { detail: String(error.message) } };
     } finally {
       finished = true;
       notify();
@@ -99,7 +99,7 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
     async next() {
       while (!queue.length && !finished) await new Promise((resolve) => (wake = () => resolve(undefined)));
       if (queue.length) return `[${queue.splice(0).join(",")}]`;
-      if (failure) throw new Error(failure);
+      if (failure) throw Object.assign(new Error(failure.message), { code: failure.code, params: failure.params });
       return undefined; // None in Python (null would arrive as pyodide's JsNull)
     },
     close() {
@@ -114,6 +114,7 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
 }
 
 class Dropped extends Error {}
+const CLOSED_EARLY = "The connection closed before the answer was complete.";
 
 /** Resolves after `ms`, or rejects at once when `signal` aborts. */
 function pause(ms, signal) {
@@ -181,12 +182,21 @@ async function* lines(body) {
   }
 }
 
+/**
+ * What a refused request tells the person: the server's error (its message, and the code and
+ * params the page says it by), or the status line.
+ * @param {Response} response @returns {Promise<{message: string, code: string, params: Record<string, unknown>}>}
+ */
 async function errorText(response) {
   try {
-    const body = await response.json();
-    if (typeof body?.error?.message === "string") return body.error.message;
+    const { error } = await response.json();
+    if (typeof error?.message === "string") {
+      const params = error.params && typeof error.params === "object" ? error.params : {};
+      return { message: error.message, code: typeof error.code === "string" ? error.code : "", params };
+    }
   } catch {
     // not JSON: fall through to the status line
   }
-  return `The chat server answered ${response.status} ${response.statusText}.`.replace(" .", ".");
+  const status = `${response.status} ${response.statusText}`.trim();
+  return { message: `The chat server answered ${status}.`, code: "server_answered", params: { status } };
 }

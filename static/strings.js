@@ -8,9 +8,15 @@ import en from "./i18n/en.js";
  * @typedef {(key: string, values?: Record<string, string | number>) => string} Lookup
  */
 /**
- * A `Lookup`, and `t.message(text)` for a sentence Python or the server wrote in English (see
- * `messages` in i18n/de.js): the English where none is listed.
- * @typedef {Lookup & {message: (text: string) => string}} Translate
+ * What Python, the server or the worker tells a person: the English `message`, and the
+ * `code` (and `params`, a `variant` among them when a code says one of several sentences)
+ * the page says it by.
+ * @typedef {{message: string, code?: string, params?: Record<string, unknown>}} Notice
+ */
+/**
+ * A `Lookup`, and `t.notice(notice)`: a notice in this language (`error.<code>` of the
+ * table), or its English message where the table has no such code.
+ * @typedef {Lookup & {notice: (notice: Notice | string) => string}} Translate
  */
 
 /** The English strings, ready at once. */
@@ -27,21 +33,26 @@ export async function loadStrings(lang) {
   if (code === "en" || !/^[a-z]{2,3}$/.test(code)) return english;
   try {
     const language = await import(new URL(`./i18n/${code}.js`, import.meta.url).href);
-    return translator({ ...en, ...language.default }, language.messages ?? {});
+    return translator({ ...en, ...language.default });
   } catch {
     return english;
   }
 }
 
-/**
- * @param {Record<string, string>} table
- * @param {Record<string, string>} messages  English sentence templates → this language's
- * @returns {Translate}
- */
-function translator(table, messages = {}) {
+/** @param {Record<string, string>} table @returns {Translate} */
+function translator(table) {
   const t = (/** @type {string} */ key, /** @type {Record<string, string | number>} */ values = {}) =>
     fill(table[key] ?? key, values);
-  return Object.assign(t, { message: messageTranslator(messages) });
+  const notice = (/** @type {Notice | string} */ said) => {
+    if (typeof said === "string") return said;
+    const params = said.params ?? {};
+    const key = `error.${said.code}${typeof params.variant === "string" ? `.${params.variant}` : ""}`;
+    if (!said.code || !(key in table)) return said.message;
+    // A notice without its values (from an older server) has them read back from its English.
+    const values = Object.keys(params).length ? params : readBack(en[key] ?? "", said.message);
+    return values ? fill(table[key], /** @type {Record<string, string | number>} */ (values)) : said.message;
+  };
+  return Object.assign(t, { notice });
 }
 
 /** @param {string} template @param {Record<string, string | number>} values */
@@ -50,32 +61,17 @@ function fill(template, values) {
 }
 
 /**
- * What matches an English sentence template: `match` (the whole sentence, each `{name}` a
- * group) and the `names` of its values, in order.
- * @param {string} english
+ * The values of an English sentence made from `template` (each `{name}` a value), or null
+ * when the sentence is not one of it: for notices that arrive without their params.
+ * @param {string} template @param {string} sentence
  */
-export function sentencePattern(english) {
+function readBack(template, sentence) {
   /** @type {string[]} */
   const names = [];
-  const pattern = english
+  const pattern = template
     .split(/\{(\w+)\}/)
     .map((part, i) => (i % 2 ? (names.push(part), "(.*?)") : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
     .join("");
-  return { match: new RegExp(`^${pattern}$`, "s"), names };
-}
-
-/**
- * Reads the values back out of an English sentence by its template, then fills them into
- * the language's own: `The model "{model}" is not offered here.` matches any model's name.
- * @param {Record<string, string>} messages
- */
-function messageTranslator(messages) {
-  const rules = Object.entries(messages).map(([english, own]) => ({ ...sentencePattern(english), own }));
-  return (/** @type {string} */ text) => {
-    for (const { match, names, own } of rules) {
-      const found = match.exec(text);
-      if (found) return fill(own, Object.fromEntries(names.map((name, i) => [name, found[i + 1]])));
-    }
-    return text;
-  };
+  const found = new RegExp(`^${pattern}$`, "s").exec(sentence);
+  return found ? Object.fromEntries(names.map((name, i) => [name, found[i + 1]])) : null;
 }

@@ -59,10 +59,11 @@ export class Transcript {
    *   draws an answer's text (Markdown, sanitised) into `target`
    * @param {() => void} onDrawn  called after each drawing step (e.g. to keep the view scrolled)
    * @param {import("./strings.js").Lookup} t  the widget's strings
-   * @param {(text: string) => string} message  one of Python's sentences, in the widget's language
+   * @param {(notice: import("./strings.js").Notice) => string} message  what Python or the
+   *   server said (a failed answer's error), in the widget's language
    * @param {Promise<unknown>} drawable  nothing is drawn before it settles (Markdown loaded)
    */
-  constructor(log, renderText, onDrawn = () => {}, t = (key) => key, message = (text) => text, drawable = Promise.resolve()) {
+  constructor(log, renderText, onDrawn = () => {}, t = (key) => key, message = (said) => said.message, drawable = Promise.resolve()) {
     this.#log = log;
     drawable.then(() => {
       this.#drawable = true;
@@ -264,7 +265,7 @@ export class Transcript {
       if (message.error) {
         node.classList.add("failed");
         const note = element("p", "interrupted");
-        note.textContent = this.#sentence(message.error);
+        note.textContent = this.#sentence({ message: message.error, code: message.error_code, params: message.error_params });
         node.append(note);
       }
     }

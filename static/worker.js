@@ -24,10 +24,10 @@ let credentials = {};
 const channel = new Channel(self, {
   [KIND.init]: ({ config }) => boot(config),
   [KIND.call]: async ({ op, args }) => {
-    if (!bridge) throw new Error("The chat is still starting.");
+    if (!bridge) throw Object.assign(new Error("The chat is still starting."), { code: "starting" });
     /** `{"result": …}` or `{"error": {message, bug?}}`: parsed here, once; plain data onwards */
     const reply = JSON.parse(await bridge.call(op, JSON.stringify(args ?? {})));
-    if (reply.error) throw new ReplyError(reply.error.message, reply.error.bug);
+    if (reply.error) throw new ReplyError(reply.error.message, reply.error.bug, reply.error.code, reply.error.params);
     return reply.result;
   },
 }, "w");

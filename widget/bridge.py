@@ -30,10 +30,9 @@ from .models import Offer
 from .operations import OPERATIONS, check_arguments, snake_case
 from .protocol import CONFLICT, FULL
 from .sessions import Session
+from .texts import notice
 
 Json = str
-BUG = "Something went wrong inside the chat. The details are in the browser's console."
-UNREADABLE = "The model service sent an answer that cannot be read."
 
 
 class HostTransport:
@@ -57,9 +56,9 @@ class HostTransport:
                 try:
                     yield json.loads(batch)
                 except ValueError as exc:
-                    raise TurnError(UNREADABLE) from exc
+                    raise TurnError.said("answer_unreadable") from exc
         except JsException as exc:
-            raise TurnError(_js_message(exc)) from exc
+            raise _js_error(exc, TurnError) from exc
         finally:
             self._open.remove(stream)
             stream.close()
@@ -129,7 +128,7 @@ class PageHostStore:
         try:
             return json.loads(await self.host.historyStore(_dumps({"op": op, "args": args})))
         except JsException as exc:
-            raise WidgetError(f"The page's history store failed: {_js_message(exc)}") from exc
+            raise WidgetError.said("host_store_failed", detail=_js_message(exc)) from exc
 
     async def list(self) -> list[dict[str, Any]]:
         listed = await self._call("list")
@@ -187,11 +186,11 @@ class Bridge:
             keywords = check_arguments(operation, json.loads(arguments))
             result = await getattr(self.conversations, snake_case(operation))(**keywords)
         except WidgetError as exc:
-            return _dumps({"error": {"message": str(exc)}})
+            return _dumps({"error": exc.notice()})
         except Exception as exc:
             # A bug, not bad input: the traceback for the console, a sentence for the person.
             detail = "".join(traceback.format_exception(exc))
-            return _dumps({"error": {"message": BUG, "bug": detail}})
+            return _dumps({"error": {**notice("bug"), "bug": detail}})
         return _dumps({"result": result})
 
     def _emit(self, kind: str, data: object) -> None:
@@ -203,6 +202,18 @@ class Bridge:
 
 def _dumps(value: object) -> Json:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _js_error[E: WidgetError](exc: Exception, kind: type[E]) -> E:
+    """A JavaScript error as the widget's own: its message, and the code and params the
+    worker's stream gave it (`static/sse.js`), so the page can say it in its language."""
+    error = getattr(exc, "js_error", None)
+    code = getattr(error, "code", None)
+    params = getattr(error, "params", None)
+    to_py = getattr(params, "to_py", None)
+    found = to_py() if callable(to_py) else params
+    return kind(_js_message(exc), code=code if isinstance(code, str) else "",
+                params=found if isinstance(found, dict) else None)  # fmt: skip
 
 
 def _js_message(exc: Exception) -> str:

@@ -27,6 +27,7 @@ from .conversation import Conversation
 from .history import Entry
 from .messages import Message
 from .streams import AnswerBuilder
+from .texts import Notice
 
 Emit = Callable[[str, object], None]
 #: a change of the answer being written, shaped as `widget.protocol.EVENT_DATA["draft"]`
@@ -80,8 +81,8 @@ class ChangeFeed:
 
     # -- the keeper's Listener -------------------------------------------------------------
 
-    def alert(self, text: str) -> None:
-        self._emit("alert", text)
+    def alert(self, notice: Notice) -> None:
+        self._emit("alert", notice)
 
     def stopping(self) -> None:
         self._emit("stopping", None)

@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Sequence
 
 from . import snapshots, versions
-from .errors import BUSY, HistoryError, TurnError, WidgetError
+from .errors import HistoryError, TurnError, WidgetError
 from .messages import RATINGS, Message, copy_message, pending_tool_calls, validate_messages
 from .snapshots import THINKING_LEVELS, Snapshot
 from .streams import AnswerBuilder
@@ -168,9 +168,9 @@ class Conversation:
         A rating is not a turn: the conversation keeps its place in the list."""
         message = self._messages[index] if 0 <= index < len(self._messages) else None
         if message is None or message["role"] != "assistant" or not message.get("content"):
-            raise WidgetError(f"There is no answer at index {index} to rate.")
+            raise WidgetError.said("no_answer_to_rate", index=index)
         if rating is not None and rating not in RATINGS:
-            raise WidgetError(f'A rating is "good", "bad" or null, not "{rating}".')
+            raise WidgetError.said("bad_rating", rating=str(rating)[:40])
         rated = {key: value for key, value in message.items() if key != "feedback"}
         self._messages[index] = rated if rating is None else rated | {"feedback": rating}
         self._emit("messages")
@@ -261,7 +261,7 @@ class Conversation:
 
     def _require_idle(self) -> None:
         if self.busy:
-            raise TurnError(BUSY)
+            raise TurnError.said("busy")
 
 
 def new_id() -> str:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from .claims import Claims, Locks
-from .errors import BUSY, STOPPED, TurnError, WidgetError
+from .errors import TurnError, WidgetError
 from .exports import export_text, keep_newer, read_export
 from .history import Kept
 from .keeper import Keeper, Listener, Unheard
@@ -23,12 +23,10 @@ from .models import Offer
 from .search import SearchIndex
 from .sessions import Session, Transport
 from .snapshots import from_dict, read_snapshot, repair
+from .texts import Notice
 from .titles import clean_title
 from .tools import Tool
 from .transcripts import conversation_markdown, file_name
-
-GONE = "That conversation is no longer kept."
-UNREADABLE = "That conversation could not be read. It was left as it is."
 
 
 class StoppableTransport(Transport, Protocol):
@@ -159,14 +157,14 @@ class Conversations:
 
     async def rename(self, conversation_id: str, title: str) -> None:
         if not title.strip():
-            raise WidgetError("A title needs at least one character.")
+            raise WidgetError.said("title_empty")
         if conversation_id == self.session.id:
             self.session.title = title
             await self.kept.keep()
             return
         history = self.kept.history
         if history is None or (data := await history.read(conversation_id)) is None:
-            raise WidgetError(UNREADABLE)
+            raise WidgetError.said("conversation_unreadable")
         renamed = replace(from_dict(data), title=clean_title(title))
         await history.keep(renamed, named=True, spare=self.kept.live())
         self.kept.list()
@@ -179,10 +177,10 @@ class Conversations:
             return
         entry = history.entry(conversation_id) if history else None
         if history is None or entry is None:
-            raise WidgetError(GONE)
+            raise WidgetError.said("conversation_gone")
         data = await history.read(conversation_id)
         if data is None:
-            raise WidgetError(UNREADABLE)
+            raise WidgetError.said("conversation_unreadable")
         await self._leave()
         self.kept.load(from_dict(data), await self.kept.claim_unfinished(entry))
 
@@ -197,7 +195,7 @@ class Conversations:
     async def pin(self, conversation_id: str, pinned: bool) -> None:
         """Pinned conversations are listed first and never given up for room."""
         if self.kept.history is None:
-            raise WidgetError("History is off, so there is nothing to pin.")
+            raise WidgetError.said("history_off_pin")
         if conversation_id == self.session.id:
             await self.kept.keep()  # the open conversation, as it is now
         await self.kept.history.pin(conversation_id, pinned)
@@ -215,7 +213,7 @@ class Conversations:
         whole; one already kept in a newer version is left as it is; what does not fit is
         not imported. How many were imported, and how many did not fit."""
         if self.kept.history is None:
-            raise WidgetError("History is off, so there is nowhere to import conversations to.")
+            raise WidgetError.said("history_off_import")
         read = read_export(text)
         imported = await keep_newer(self.kept.history, read, self.kept.live(), self.session.now())
         self.kept.list()
@@ -260,7 +258,7 @@ class Conversations:
         """Run one turn, which `stop` waits for; a second one while it runs is refused."""
         if not self._idle.is_set():
             turn.close()  # never started, so never awaited: close it quietly
-            raise TurnError(BUSY)
+            raise TurnError.said("busy")
         self._idle.clear()
         try:
             answer = await turn
@@ -268,8 +266,10 @@ class Conversations:
             self._idle.set()
             self.kept.claims.let_go()
         error = answer.get("error")
-        if error and error != STOPPED:
-            self.listener.alert(error)
+        if error and answer.get("error_code") != "stopped":
+            said: Notice = {"message": error, "code": answer.get("error_code", ""),
+                            "params": answer.get("error_params", {})}  # fmt: skip
+            self.listener.alert(said)
         elif self.generate_title and not error and self._wants_title():
             await self.session.generate_title(self.transport)
             await self.kept.keep()

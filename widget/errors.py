@@ -7,11 +7,33 @@ WidgetError (ValueError)
  └── NoSuchMessage   an index (or a version) that names no message to act on
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self
+
 from .protocol import BUSY, STOPPED
+from .texts import TEXTS, Notice
 
 
 class WidgetError(ValueError):
-    """Base class: every error the widget raises on bad input is one of these."""
+    """Base class: every error the widget raises on bad input is one of these. A person sees
+    its `notice`: the page translates it by `code` (none: the English message as it is)."""
+
+    def __init__(
+        self, message: str, *, code: str = "", params: Mapping[str, Any] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = dict(params or {})
+
+    @classmethod
+    def said(cls, code: str, **params: Any) -> Self:
+        """The error whose message is the template of `code` (`widget.texts`), filled."""
+        return cls(TEXTS[code].format(**params), code=code, params=params)
+
+    def notice(self) -> Notice:
+        return {"message": str(self), "code": self.code, "params": self.params}
 
 
 class HistoryError(WidgetError):

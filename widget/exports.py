@@ -60,10 +60,7 @@ def read_export(text: str) -> list[Snapshot]:
     if isinstance(data, dict) and data.get("format") == EXPORT_FORMAT:
         version = data.get("version", 1)  # absent in hand-made files: taken as 1
         if version != 1 or isinstance(version, bool):
-            raise SnapshotError(
-                f"this file is a Chatkeep export of version {json.dumps(version)[:20]}, "
-                "and this version of Chatkeep reads version 1 only: nothing was imported"
-            )
+            raise SnapshotError.said("export_version", version=json.dumps(version)[:20])
         items = data.get("conversations")
         if not isinstance(items, list):
             raise SnapshotError('the file has no "conversations" array')

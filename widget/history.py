@@ -31,12 +31,6 @@ from .snapshots import Snapshot, dumps, read_snapshot
 
 __all__ = ["Entry", "History", "Kept", "newest_first", "parse_meta"]
 
-FULL = ("This conversation is too large for this browser's storage. It stays open here, but it "
-        "will not be kept after you close the page.")  # fmt: skip
-FULL_OF_PINS = ("This browser's storage is full of pinned conversations. Unpin or forget one to "
-                "keep this conversation; it stays open here until then.")  # fmt: skip
-GONE = "That conversation is no longer kept."
-
 
 class Kept(Protocol):
     """What the widget needs of a history: `History` here, or `HostedHistory`."""
@@ -142,7 +136,7 @@ class History:
                               pending=pending, spare=spare, expect=expect,
                               make_room=make_room)  # fmt: skip
         if plan is None:
-            raise StorageFull(FULL)
+            raise StorageFull.said("storage_full")
         while True:
             meta = plan.meta()
             try:
@@ -156,7 +150,9 @@ class History:
                 fuller = plan.giving_up_one()
                 if fuller is None:
                     pins = any(e.pinned for e in self.entries() if e.id != plan.snapshot.id)
-                    raise StorageFull(FULL_OF_PINS if pins else FULL) from None
+                    raise StorageFull.said(
+                        "storage_full_of_pins" if pins else "storage_full"
+                    ) from None
                 plan = fuller
         snapshot = plan.snapshot
         for gone in plan.dropped:
@@ -185,7 +181,7 @@ class History:
         for _ in range(3):
             text = self._meta_texts.get(conversation_id)
             if text is None or conversation_id not in self._entries:
-                raise WidgetError(GONE)
+                raise WidgetError.said("conversation_gone")
             changed = repinned(text, pinned)
             try:
                 await self.store.write([(key, changed)], {key: text})
@@ -197,7 +193,7 @@ class History:
             if self._known.get(conversation_id) == text:
                 self._known[conversation_id] = changed
             return
-        raise WidgetError("That conversation keeps changing in another tab. Try again.")
+        raise WidgetError.said("changing_elsewhere")
 
     async def accept(self, conversation_id: str) -> None:
         """This tab has taken in the stored entry (another tab's rename): it may write over it."""

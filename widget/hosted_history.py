@@ -62,9 +62,7 @@ class HostedHistory:
         self._entries.pop(conversation_id, None)
 
     async def pin(self, conversation_id: str, pinned: bool) -> None:
-        raise WidgetError(
-            "This page keeps conversations in its own store, which decides their order."
-        )
+        raise WidgetError.said("host_store_orders")
 
     async def changed(self, key: str) -> bool:
         before = self.entries()

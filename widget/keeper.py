@@ -24,6 +24,7 @@ from .models import Offer
 from .protocol import storage_key
 from .sessions import Session
 from .snapshots import Snapshot, from_dict, read_snapshot
+from .texts import Notice, notice
 
 UNREADABLE_START = "Chatkeep: the start-up snapshot could not be read; a new conversation opens."
 
@@ -31,8 +32,8 @@ UNREADABLE_START = "Chatkeep: the start-up snapshot could not be read; a new con
 class Listener(Protocol):
     """Hears what the page should show beyond the conversation itself."""
 
-    def alert(self, text: str) -> None:
-        """A sentence for the person (a full store, a model no longer offered, a failed turn)."""
+    def alert(self, notice: Notice) -> None:
+        """What to tell the person (a full store, a model no longer offered, a failed turn)."""
 
     def listed(self, entries: Sequence[Entry]) -> None:
         """The kept conversations changed: all of them, newest first."""
@@ -47,7 +48,7 @@ class Listener(Protocol):
 class Unheard:
     """A listener that hears nothing: the Python API without a page."""
 
-    def alert(self, text: str) -> None:
+    def alert(self, notice: Notice) -> None:
         pass
 
     def listed(self, entries: Sequence[Entry]) -> None:
@@ -107,7 +108,7 @@ class Keeper:
                     session.snapshot(), named=session.named, pending=pending
                 )
             except StorageFull as exc:
-                self.listener.alert(str(exc))
+                self.listener.alert(exc.notice())
                 return
             if stored.id != session.id:
                 session.id = stored.id  # another tab moved it on: ours continues as a new one
@@ -195,7 +196,4 @@ class Keeper:
         if default is None or gone in self.offer:
             return
         self.session.set_model(*self.offer.choose(default))
-        self.listener.alert(
-            f'This conversation used the model "{gone}", which is no longer offered here. '
-            f'It continues with "{default}".'
-        )
+        self.listener.alert(notice("model_gone", gone=gone, model=default))

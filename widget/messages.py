@@ -23,7 +23,8 @@ from .errors import WidgetError
 
 ROLES = ("system", "user", "assistant", "tool")
 MESSAGE_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "name", "attachments", "error",
-                  "versions", "version", "reasoning", "reasoning_seconds", "feedback")  # fmt: skip
+                  "error_code", "error_params", "versions", "version", "reasoning",
+                  "reasoning_seconds", "feedback")  # fmt: skip
 RATINGS = ("good", "bad")
 
 Message = dict[str, Any]
@@ -119,6 +120,7 @@ def _clean_message(raw: dict[str, Any], role: str, index: int, error: type[Widge
             message["tool_calls"] = _clean_tool_calls(raw["tool_calls"], index, error)
         if raw.get("error") is not None:
             message["error"] = _string_field(raw, "error", index, error)
+            message |= _error_code(raw, index, error)
         _clean_answer_extras(raw, message, index, error)
     if role == "tool":
         message["tool_call_id"] = _string_field(raw, "tool_call_id", index, error, required=True)
@@ -134,6 +136,24 @@ def _clean_message(raw: dict[str, Any], role: str, index: int, error: type[Widge
             raise error(f"message at index {index} has a version outside 1 to {total}")
         message["version"] = version
     return message
+
+
+def _error_code(raw: dict[str, Any], index: int, error: type[WidgetError]) -> Message:
+    """What the page translates a failed answer's `error` by (`widget.texts`): its code, and
+    the values its sentence was filled with (text or numbers)."""
+    code, params = raw.get("error_code"), raw.get("error_params", {})
+    if code is None:
+        return {}
+    if (
+        not isinstance(code, str)
+        or not isinstance(params, dict)
+        or not all(
+            isinstance(value, (str, int, float)) and not isinstance(value, bool)
+            for value in params.values()
+        )
+    ):
+        raise error(f"message at index {index} has an error_code or error_params of the wrong kind")
+    return {"error_code": code, "error_params": dict(params)}
 
 
 def _clean_answer_extras(

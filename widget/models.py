@@ -29,7 +29,7 @@ class Offer:
     def choose(self, model_id: str) -> Choice:
         """The model and provider of an offered id; `WidgetError` for one not offered."""
         if model_id not in self:
-            raise WidgetError(f'The model "{model_id}" is not offered here.')
+            raise WidgetError.said("model_not_offered", model=str(model_id)[:100])
         return self.choices.get(model_id, (model_id, None))
 
     def first_choice(self, wanted: str | None) -> Choice:

@@ -63,7 +63,9 @@ EVENT_DATA: dict[str, Shape | str] = {
              "usage": "object|null"},
     "models": "array",
     "history": {"set": "array", "drop": "array", "order?": "array"},
-    "alert": "string",
+    # what to tell the person: the English message, and the code (and params) the page says
+    # it by in its language (`widget.texts`)
+    "alert": {"message": "string", "code": "string", "params": "object"},
     "stopping": "null",
 }
 # fmt: on

@@ -13,11 +13,12 @@ from typing import Any, Protocol
 
 from . import versions
 from .conversation import Conversation
-from .errors import STOPPED, NoSuchMessage, TurnError, WidgetError
+from .errors import NoSuchMessage, TurnError, WidgetError
 from .messages import Message, validate_messages
 from .protocol import TURN_KEY
 from .request_bodies import chat_request, title_request
 from .streams import AnswerBuilder
+from .texts import Notice, notice
 from .titles import clean_title
 from .tools import Tool, tool_from_callable
 
@@ -203,9 +204,9 @@ class Session(Conversation):
                         # Stopped while tools ran (or waited for approval): the calls are cut,
                         # never kept half-answered, so a new call is approved afresh.
                         self._messages = self._messages[:calls_at]
-                        return self._fail(AnswerBuilder(), STOPPED)
+                        return self._fail(AnswerBuilder(), notice("stopped"))
                     self._append(result)
-            return self._fail(AnswerBuilder(), "The model kept calling tools without answering.")
+            return self._fail(AnswerBuilder(), notice("tools_loop"))
         finally:
             self._draft = None
             try:
@@ -233,13 +234,13 @@ class Session(Conversation):
                         builder.feed(chunk)
                 self._emit("draft")
         except TurnError as exc:
-            return self._fail(builder, STOPPED if self._stop_requested else str(exc))
+            return self._fail(builder, notice("stopped") if self._stop_requested else exc.notice())
         finally:
             self.turn = None
         if self._stop_requested:
-            return self._fail(builder, STOPPED)
+            return self._fail(builder, notice("stopped"))
         if builder.finish_reason is None and not builder.content and not builder.tool_calls:
-            return self._fail(builder, "The model sent an empty answer. Try again.")
+            return self._fail(builder, notice("empty_answer"))
         self.usage = builder.usage
         message = builder.message()
         self._draft = None
@@ -272,8 +273,11 @@ class Session(Conversation):
         result["content"] = output if isinstance(output, str) else json.dumps(output)
         return result
 
-    def _fail(self, builder: AnswerBuilder, reason: str) -> Message:
-        message: Message = {"role": "assistant", "content": builder.text, "error": reason}
+    def _fail(self, builder: AnswerBuilder, reason: Notice) -> Message:
+        message: Message = {"role": "assistant", "content": builder.text,
+                            "error": reason["message"]}  # fmt: skip
+        if reason["code"]:  # for the page to say in its language (widget.texts)
+            message |= {"error_code": reason["code"], "error_params": reason["params"]}
         message |= builder.thought()  # what the model thought before it was stopped is kept
         self._draft = None
         self._append(message)

@@ -36,7 +36,7 @@ class AnswerBuilder:
         if not isinstance(chunk, dict):
             return
         if chunk.get("error") is not None:
-            raise TurnError(_error_text(chunk["error"]))
+            raise _turn_error(chunk["error"])
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.usage = {k: v for k, v in usage.items() if isinstance(v, int)}
@@ -118,8 +118,13 @@ class AnswerBuilder:
         }
 
 
-def _error_text(error: object) -> str:
-    message = error.get("message") if isinstance(error, dict) else None
-    if isinstance(message, str):
-        return message
-    return "The model service reported an error."
+def _turn_error(error: object) -> TurnError:
+    """The server's last event (`{"error": {message, code, params?}}`), as a `TurnError` the
+    page can say in its language."""
+    found = error if isinstance(error, dict) else {}
+    message, code, params = found.get("message"), found.get("code"), found.get("params")
+    if not isinstance(message, str):
+        return TurnError("The model service reported an error.", code="upstream_error",
+                         params={"variant": "unexplained"})  # fmt: skip
+    return TurnError(message, code=code if isinstance(code, str) else "",
+                     params=params if isinstance(params, dict) else None)  # fmt: skip

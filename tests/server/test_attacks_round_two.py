@@ -74,7 +74,7 @@ def test_a_key_quoted_mid_stream_or_in_an_answer_never_reaches_the_page(runtime_
 
     with make_client(runtime_dir, Upstream(answer)) as http:
         text = http.post("/api/chat/completions", json=chat(stream=True)).text
-    assert KEY not in text and text.count("[redacted]") == 2
+    assert KEY not in text and text.count("[redacted]") >= 2
 
 
 def test_a_key_quoted_in_a_whole_answer_is_redacted(runtime_dir: Path) -> None:

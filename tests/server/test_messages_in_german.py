@@ -1,10 +1,10 @@
-"""What Python and the server say to a person shows in the widget's language.
+"""What Python and the server say to a person shows in the widget's language, by code.
 
-The sentences are produced here by the code that says them (a rate limit reached, a budget
-used up, an upstream that fails, a conversation that cannot be read, ...), then handed to
-the widget's own translator (static/strings.js, under Node) with `lang="de"`: every one
-must come out in German, and every German template must match a sentence the code says,
-so a reworded English sentence cannot silently fall back to English.
+The notices (`{message, code, params}`) are produced here by the code that says them (a rate
+limit reached, a budget used up, an upstream that fails, a conversation that cannot be read,
+...), then handed to the widget's own translator (static/strings.js, under Node) with
+`lang="de"`: every one must come out in German, filled with its values, and every German
+template must be one the code says; en.js must hold each English template word for word.
 """
 
 from __future__ import annotations
@@ -26,12 +26,13 @@ from localclient import TestClient
 from server import Settings, create_app
 from server.clients import sign_client_token, verify_client_token
 from server.counters import LocalCounters
+from server.errors import TEXTS as SERVER_TEXTS
 from server.errors import APIError
-from server.limits import Budgets, RateLimiter
+from server.limits import Budgets, RateLimiter, StreamSlots
 from server.redaction import Redactor
 from server.turn_readers import SILENT
-from server.turns import BROKEN, GONE, STOPPED, STORE_AWAY, TOO_LONG
-from server.upstream_errors import BAD_ANSWER, error_from_upstream, upstream_error
+from server.turns import BROKEN, STOPPED, TOO_LONG
+from server.upstream_errors import bad_answer, error_from_upstream, upstream_error
 from widget import Session, WidgetError
 from widget.conversations import Conversations
 from widget.history import History
@@ -45,35 +46,58 @@ if "pyodide" not in sys.modules:  # widget.bridge imports Pyodide's FFI, absent 
     ffi = types.ModuleType("pyodide.ffi")
     ffi.JsException = type("JsException", (Exception,), {})  # type: ignore[attr-defined]
     sys.modules.update({"pyodide": types.ModuleType("pyodide"), "pyodide.ffi": ffi})
-from widget.bridge import BUG, UNREADABLE
+from widget.texts import TEXTS as WIDGET_TEXTS
+from widget.texts import Notice, notice
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
 
-# Said by the page's JavaScript (static/sse.js, worker.js, client.js), with sample values.
-SAID_IN_JAVASCRIPT = [
-    "The connection closed before the answer was complete.",
-    "The chat server could not be reached (Failed to fetch).",
-    "The chat server answered 502 Bad Gateway.",
-    "The chat is still starting.",
-    "The chat was closed.",
-    "The page's history store failed: the quota is exceeded",
-]
+# Said by the page's JavaScript (static/sse.js, worker.js), with sample values.
+JS_TEXTS = {
+    "connection_closed": "The connection closed before the answer was complete.",
+    "server_unreachable": "The chat server could not be reached ({detail}).",
+    "server_answered": "The chat server answered {status}.",
+    "starting": "The chat is still starting.",
+}
+SAID_IN_JAVASCRIPT: list[Notice] = [
+    {"message": JS_TEXTS["connection_closed"], "code": "connection_closed", "params": {}},
+    {"message": "The chat server could not be reached (Failed to fetch).",
+     "code": "server_unreachable", "params": {"detail": "Failed to fetch"}},
+    {"message": "The chat server answered 502 Bad Gateway.", "code": "server_answered",
+     "params": {"status": "502 Bad Gateway"}},
+    {"message": JS_TEXTS["starting"], "code": "starting", "params": {}},
+    notice("host_store_failed", detail="the quota is exceeded"),
+]  # fmt: skip
 
 
-def caught(action: Any) -> str:
-    """The message of the error `action()` (a coroutine or a function) raises."""
+def of(error: APIError | WidgetError) -> Notice:
+    if isinstance(error, WidgetError):
+        return error.notice()
+    return {"message": error.message, "code": error.code, "params": dict(error.params)}
+
+
+def failed(message: dict[str, Any]) -> Notice:
+    """A failed answer's error, as the page reads it back."""
+    return {"message": message["error"], "code": message.get("error_code", ""),
+            "params": message.get("error_params", {})}  # fmt: skip
+
+
+def caught(action: Any) -> Notice:
+    """The notice of the error `action()` (a coroutine or a function) raises."""
     try:
         result = action()
         if asyncio.iscoroutine(result):
             asyncio.run(result)
     except (APIError, WidgetError) as exc:
-        return exc.message if isinstance(exc, APIError) else str(exc)
+        return of(exc)
     raise AssertionError("nothing was raised")
 
 
-def said_by_limits() -> list[str]:
-    said = []
+def said_by_limits() -> list[Notice]:
+    said = [of(APIError.said(408, "body_timeout", seconds="10"))]
+    slots = StreamSlots(1)
+    slots.take("ann")
+    said.append(caught(lambda: slots.take("ann")))
     limiter = RateLimiter(1, LocalCounters())
     asyncio.run(limiter.check("ann"))
     said.append(caught(lambda: limiter.check("ann")))
@@ -84,20 +108,20 @@ def said_by_limits() -> list[str]:
     return said
 
 
-async def said_by_upstreams() -> list[str]:
+async def said_by_upstreams() -> list[Notice]:
     said = [
-        upstream_error(httpx.ConnectTimeout("slow")).message,
-        upstream_error(httpx.ConnectError("down")).message,
-        upstream_error(httpx.ReadError("cut"), started=True).message,
-        BAD_ANSWER,
+        of(upstream_error(httpx.ConnectTimeout("slow"))),
+        of(upstream_error(httpx.ConnectError("down"))),
+        of(upstream_error(httpx.ReadError("cut"), started=True)),
+        of(bad_answer()),
     ]
     for status in (401, 429, 400, 500):
         response = httpx.Response(status, json={"error": {"message": "max_tokens is too large"}})
-        said.append((await error_from_upstream(response, Redactor(()))).message)
+        said.append(of(await error_from_upstream(response, Redactor(()))))
     return said
 
 
-def said_by_the_app(runtime_dir: Path) -> list[str]:
+def said_by_the_app(runtime_dir: Path) -> list[Notice]:
     def cut_off(request: httpx.Request) -> httpx.Response:
         chunk = {"choices": [{"index": 0, "delta": {"content": "Half"}, "finish_reason": None}]}
         body = f"data: {json.dumps(chunk)}\n\n"  # no finish reason, no [DONE]
@@ -105,6 +129,10 @@ def said_by_the_app(runtime_dir: Path) -> list[str]:
 
     def error_event(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, text='data: {"error": {}}\n\n',
+                              headers={"content-type": "text/event-stream"})  # fmt: skip
+
+    def said_event(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, text='data: {"error": {"message": "overloaded"}}\n\n',
                               headers={"content-type": "text/event-stream"})  # fmt: skip
 
     question = {"model": "demo", "messages": [{"role": "user", "content": "hi"}]}
@@ -116,17 +144,19 @@ def said_by_the_app(runtime_dir: Path) -> list[str]:
         said.append(http.post("/api/chat/completions", json=question,
                               headers={"origin": "https://elsewhere.example"}).json())  # fmt: skip
         said.append(http.get("/api/chat/turns/some-turn").json())
-    for upstream in (cut_off, error_event):
+        said.append(http.get("/api/models", headers={"host": "evil.example"}).json())
+    for upstream in (cut_off, error_event, said_event):
         app = create_app(settings, transport=httpx.MockTransport(upstream), runtime_dir=runtime_dir)
         with TestClient(app) as http:
             events = http.post("/api/chat/completions", json={**question, "stream": True}).text
             said.append(json.loads(events.split("data: ")[-1]))
     with TestClient(create_app(Settings(client_secret="s3cret"), runtime_dir=runtime_dir)) as http:
         said.append(http.post("/api/chat/completions", json=question).json())
-    return [body["error"]["message"] for body in said]
+    return [{"message": body["error"]["message"], "code": body["error"]["code"],
+             "params": body["error"].get("params", {})} for body in said]  # fmt: skip
 
 
-def said_by_tokens() -> list[str]:
+def said_by_tokens() -> list[Notice]:
     expired = sign_client_token("s3cret", "ann", -10)
     return [
         caught(lambda: verify_client_token("s3cret", "not.valid")),
@@ -157,22 +187,22 @@ class Scripted:
 class Alerts(Unheard):
     """Hears the alerts a person would see."""
 
-    def __init__(self, alerts: list[str]) -> None:
+    def __init__(self, alerts: list[Notice]) -> None:
         self.alerts = alerts
 
-    def alert(self, text: str) -> None:
-        self.alerts.append(text)
+    def alert(self, notice: Notice) -> None:
+        self.alerts.append(notice)
 
 
-def said_by_the_widget() -> list[str]:
-    said: list[str] = [BUG, UNREADABLE]
+def said_by_the_widget() -> list[Notice]:
+    said: list[Notice] = [notice("bug"), notice("answer_unreadable")]
     session = Session()
 
     def mid_answer() -> None:
         said.append(caught(lambda: session.set_history([])))
 
     asyncio.run(session.send("Hi", Scripted([], during=mid_answer)))  # and an empty answer
-    said.append(session.get_history()[-1]["error"])
+    said.append(failed(session.get_history()[-1]))
     call = {"choices": [{"index": 0, "finish_reason": "tool_calls", "delta": {"tool_calls": [
         {"index": 0, "id": "c", "function": {"name": "clock", "arguments": "{}"}}]}}]}  # fmt: skip
 
@@ -182,12 +212,12 @@ def said_by_the_widget() -> list[str]:
 
     looping = Session(tools=[clock])
     asyncio.run(looping.send("Time?", Scripted(*[[[call]]] * 10)))
-    said.append(looping.get_history()[-1]["error"])
+    said.append(failed(looping.get_history()[-1]))
     stopping = Session()
     asyncio.run(stopping.send("Hi", Scripted([[]], during=stopping.stop)))
-    said.append(stopping.get_history()[-1]["error"])
+    said.append(failed(stopping.get_history()[-1]))
 
-    alerts: list[str] = []
+    alerts: list[Notice] = []
     store = MemoryKeyValue()
     store.data["chatkeep:meta:torn"] = '{"v": 1, "title": "Torn", "updated": 1, "rev": "r"}'
     store.data["chatkeep:conv:torn"] = '{"version": 1, "id": "torn", "messages": [{"ro'
@@ -207,19 +237,19 @@ def said_by_the_widget() -> list[str]:
     try:
         asyncio.run(kept.import_all(export))
     except SnapshotError as exc:
-        said.append(str(exc))
+        said.append(exc.notice())
     said.append(caught(lambda: Conversations(Session(), None, Scripted()).import_all("{}")))
     full = Session()
     full.set_history([{"role": "user", "content": "x" * 100}])
     try:
         asyncio.run(History(MemoryKeyValue(quota=50)).keep(full.snapshot()))
     except StorageFull as exc:
-        said.append(str(exc))
+        said.append(exc.notice())
     said += said_about_pins_and_ratings(full)
     return said
 
 
-def said_about_pins_and_ratings(full: Session) -> list[str]:
+def said_about_pins_and_ratings(full: Session) -> list[Notice]:
     said = [caught(lambda: Conversations(Session(), None, Scripted()).pin("x", True))]
     said.append(caught(lambda: HostedHistory(None).pin("x", True)))  # type: ignore[arg-type]
     said.append(caught(lambda: full.set_feedback(0, "good")))
@@ -234,7 +264,7 @@ def said_about_pins_and_ratings(full: Session) -> list[str]:
     try:
         asyncio.run(pinned.keep(big.snapshot()))
     except StorageFull as exc:
-        said.append(str(exc))
+        said.append(exc.notice())
 
     async def always_changed(*args: object) -> None:
         raise Conflict("another tab")
@@ -248,33 +278,45 @@ def test_what_python_and_the_server_say_shows_in_german(runtime_dir: Path) -> No
     said = (
         said_by_limits() + asyncio.run(said_by_upstreams())
         + said_by_the_app(runtime_dir) + said_by_tokens() + said_by_the_widget()
-        + [GONE, STORE_AWAY] + [e.message for e in (STOPPED, TOO_LONG, BROKEN, SILENT)]
+        + [of(APIError.said(404, "turn_not_found", minutes=15)),
+           of(APIError.said(503, "store_unavailable"))]
+        + [of(e) for e in (STOPPED, TOO_LONG, BROKEN, SILENT)]
         + SAID_IN_JAVASCRIPT
     )  # fmt: skip
-    assert not [s for s in said if not isinstance(s, str) or not s]
+    assert not [n for n in said if not n["message"] or not n["code"]], "each says a code"
     script = """
-      import { loadStrings, sentencePattern } from "./static/strings.js";
-      import { messages } from "./static/i18n/de.js";
+      import { loadStrings } from "./static/strings.js";
+      import de from "./static/i18n/de.js";
       const said = JSON.parse(await new Promise((resolve) => {
         let text = ""; process.stdin.on("data", (d) => (text += d)).on("end", () => resolve(text));
       }));
       const t = await loadStrings("de");
-      // A template no sentence matches: its English was reworded, or it has a typo.
-      const unused = Object.keys(messages).filter((english) => {
-        const { match } = sentencePattern(english);
-        return !said.some((text) => match.test(text));
-      });
-      console.log(JSON.stringify({ german: said.map((text) => t.message(text)), unused }));
+      const key = (n) => `error.${n.code}${n.params?.variant ? `.${n.params.variant}` : ""}`;
+      // A German template nothing says: its code was renamed, or it has a typo.
+      const unused = Object.keys(de)
+        .filter((k) => k.startsWith("error.") && !said.some((n) => key(n) === k));
+      console.log(JSON.stringify({ german: said.map((n) => t.notice(n)), unused }));
     """
     run = subprocess.run(["node", "--input-type=module", "-e", script], input=json.dumps(said),
                          capture_output=True, text=True, cwd=ROOT, timeout=60)  # fmt: skip
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
-    untranslated = [english for english, german in zip(said, result["german"], strict=True)
-                    if german == english]  # fmt: skip
+    # (an upstream's own words, `upstream_error`, are shown as they are, in any language)
+    untranslated = [n["message"] for n, german in zip(said, result["german"], strict=True)
+                    if (german == n["message"] and n["code"] != "upstream_error")
+                    or "{" in german]  # fmt: skip
     assert untranslated == []
-    assert result["unused"] == []  # every German template matches something the code says
-    german = dict(zip(said, result["german"], strict=True))
+    assert result["unused"] == [], result["unused"]  # every German template is said
+    german = {n["message"]: g for n, g in zip(said, result["german"], strict=True)}
     assert german["Too many requests: the limit is 1 a minute. Try again in 60 seconds."] == (
         "Zu viele Anfragen: erlaubt sind 1 pro Minute. Versuch es in 60 Sekunden noch einmal."
     )  # the values carried over
+
+
+def test_the_english_table_says_what_python_and_the_server_say() -> None:
+    """static/i18n/en.js holds each English template, word for word, under its code."""
+    script = "import('./static/i18n/en.js').then(m => console.log(JSON.stringify(m.default)))"
+    run = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True,
+                         text=True, cwd=ROOT, timeout=60, check=True)  # fmt: skip
+    english = {k[6:]: v for k, v in json.loads(run.stdout).items() if k.startswith("error.")}
+    assert english == {**SERVER_TEXTS, **WIDGET_TEXTS, **JS_TEXTS}

@@ -10,6 +10,7 @@ from typing import Any
 from widget import TurnError
 from widget.conversations import Conversations
 from widget.history import Entry
+from widget.texts import Notice
 
 
 @types.coroutine
@@ -89,8 +90,8 @@ class Heard:
         self.stops = 0
         self.waiting = False
 
-    def alert(self, text: str) -> None:
-        self.alerts.append(text)
+    def alert(self, notice: Notice) -> None:
+        self.alerts.append(notice["message"])
 
     def listed(self, entries: Sequence[Entry]) -> None:
         self.entries = list(entries)

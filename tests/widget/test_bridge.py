@@ -24,13 +24,14 @@ if sys.platform != "emscripten" and "pyodide" not in sys.modules:
     sys.modules.update({"pyodide": package, "pyodide.ffi": ffi})
 
 from widget import Session, TurnError
-from widget.bridge import BUG, Bridge
+from widget.bridge import Bridge
 from widget.conversations import Conversations
 from widget.errors import STOPPED
 from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.operations import OPERATIONS, check_arguments, snake_case
 from widget.protocol import EVENT_DATA, PAYLOADS, conforms
+from widget.texts import TEXTS
 
 IN_PYODIDE = sys.platform == "emscripten"
 STATIC = Path(__file__).resolve().parents[2] / "static"
@@ -172,19 +173,32 @@ def test_arguments_of_the_wrong_shape_are_a_bug_not_a_person_s_mistake() -> None
             check_arguments(operation, arguments)
     host = FakeHost()
     error = call(started(host), "retry", index="2")["error"]
-    assert error["message"] == BUG and "index must be integer" in error["bug"]
+    assert error["message"] == TEXTS["bug"] and error["code"] == "bug"
+    assert "index must be integer" in error["bug"]
 
 
 def test_a_person_s_mistake_answers_its_message() -> None:
     bridge = started(FakeHost())
     assert call(bridge, "setHistory", messages=[{"role": "robot", "content": "x"}]) == {
-        "error": {"message": 'message at index 0 has unknown role "robot"'}
+        "error": {
+            "message": 'message at index 0 has unknown role "robot"',
+            "code": "",
+            "params": {},
+        }
     }
     assert call(bridge, "setModel", model="gpt-9") == {
-        "error": {"message": 'The model "gpt-9" is not offered here.'}
+        "error": {
+            "message": 'The model "gpt-9" is not offered here.',
+            "code": "model_not_offered",
+            "params": {"model": "gpt-9"},
+        }
     }
     assert call(bridge, "rename", conversationId="x", title=" ") == {
-        "error": {"message": "A title needs at least one character."}
+        "error": {
+            "message": "A title needs at least one character.",
+            "code": "title_empty",
+            "params": {},
+        }
     }
 
 
@@ -229,7 +243,8 @@ def test_stop_before_switching_is_python_s_rule() -> None:
     assert "stopping" in host.kinds()
     assert call(bridge, "getHistory")["result"] == []
     added = [m for kind, data in host.events if kind == "messages" for m in data["add"]]
-    assert added[-1] == {"role": "assistant", "content": "", "error": STOPPED}
+    assert added[-1] == {"role": "assistant", "content": "", "error": STOPPED,
+                         "error_code": "stopped", "error_params": {}}  # fmt: skip
 
 
 PROVIDERS = [{"id": "openai/gpt-4o-mini", "provider": "openai"},
@@ -266,8 +281,9 @@ def test_a_conversation_on_a_model_no_longer_offered_opens_on_the_default_with_a
                              {"role": "assistant", "content": "hello"}]}  # fmt: skip
     call(bridge, "restore", snapshot=snapshot)
     [notice] = [data for kind, data in host.events if kind == "alert"]
-    assert '"retired/gpt-3", which is no longer offered' in notice
-    assert '"openai/gpt-4o-mini"' in notice
+    assert '"retired/gpt-3", which is no longer offered' in notice["message"]
+    assert notice["code"] == "model_gone" and notice["params"]["gone"] == "retired/gpt-3"
+    assert '"openai/gpt-4o-mini"' in notice["message"]
     saved = call(bridge, "save")["result"]
     assert (saved["provider"], saved["model"]) == ("openai", "gpt-4o-mini")
     assert call(bridge, "setModel", model="retired/gpt-3")["error"]["message"].startswith(
@@ -310,5 +326,5 @@ def test_an_answer_no_longer_kept_is_alerted_and_kept_as_interrupted() -> None:
     run(bridge.start())
     assert call(bridge, "pickUp") == {"result": None}
     [alert] = [d for k, d in host.events if k == "alert"]
-    assert alert == "This answer is no longer kept on the chat server."
-    assert call(bridge, "getHistory")["result"][-1]["error"] == alert
+    assert alert["message"] == "This answer is no longer kept on the chat server."
+    assert call(bridge, "getHistory")["result"][-1]["error"] == alert["message"]

@@ -188,7 +188,7 @@ def test_the_history_list_travels_as_per_entry_changes() -> None:
 def test_a_failed_turn_is_alerted_once() -> None:
     conversations, page, _ = started([[{"error": {"message": "The model is down."}}]])
     run(conversations.send("hi"))
-    assert page.of("alert") == ["The model is down."]
+    assert page.of("alert") == [{"message": "The model is down.", "code": "", "params": {}}]
 
 
 def test_every_event_sent_is_one_the_protocol_declares() -> None:

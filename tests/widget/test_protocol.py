@@ -75,7 +75,8 @@ def test_payloads_and_event_data_agree(javascript: dict[str, Any]) -> None:
         ({"at": 1, "add": []}, "messages", ['"turn" is missing']),
         ({"at": 1, "add": [], "turn": True, "x": 1}, "messages", ['"x" is not declared']),
         ({"set": [], "drop": []}, "history", []),
-        ("text", "alert", []),
+        ({"message": "Stopped.", "code": "stopped", "params": {}}, "alert", []),
+        ("text", "alert", ["expected an object, got str"]),
         (None, "stopping", []),
     ],
 )  # fmt: skip

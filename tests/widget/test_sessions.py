@@ -159,7 +159,8 @@ def test_stop_ends_the_turn_and_marks_the_answer() -> None:
     transport = ScriptedTransport([[text_chunk("a")], [text_chunk("b")], [text_chunk("c", "stop")]])
     transport.on_batch = session.stop
     message = run(session.send("go", transport))
-    assert message == {"role": "assistant", "content": "a", "error": STOPPED}
+    assert message == {"role": "assistant", "content": "a", "error": STOPPED,
+                       "error_code": "stopped", "error_params": {}}  # fmt: skip
 
 
 def test_a_second_turn_while_busy_is_refused() -> None:
