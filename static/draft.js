@@ -17,7 +17,7 @@ export function nextDraft(drafting, change) {
   const { answer, at, text, thoughtAt, thought, calls } = change;
   const before = drafting?.answer === answer ? drafting.message : null;
   const content = (before?.content ?? "").slice(0, at) + text;
-  const reasoning = (before?.reasoning ?? "").slice(0, thoughtAt) + thought;
+  const reasoning = (before?.reasoning ?? "").slice(0, thoughtAt ?? 0) + (thought ?? "");
   const toolCalls = calls ?? before?.tool_calls;
   /** @type {Message} */
   const message = { role: "assistant", content };

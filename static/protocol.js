@@ -42,13 +42,14 @@ export const PAYLOAD = Object.freeze({
 
 /**
  * The `data` of each event. A draft names its answer: text appended at `at`, reasoning at
- * `thoughtAt`, the tool calls when they changed, and `end` once the answer has settled.
- * @typedef {{answer: string, at: number, text: string, thoughtAt: number, thought: string,
+ * `thoughtAt` (once the answer has any), the tool calls when they changed, and `end` once
+ * the answer has settled.
+ * @typedef {{answer: string, at: number, text: string, thoughtAt?: number, thought?: string,
  *   calls?: any[], end?: boolean}} DraftChange
  */
 export const EVENT_DATA = Object.freeze({
   messages: { at: "number", add: "array", turn: "boolean" },
-  draft: { answer: "string", at: "number", text: "string", thoughtAt: "number", thought: "string", "calls?": "array", "end?": "boolean" },
+  draft: { answer: "string", at: "number", text: "string", "thoughtAt?": "number", "thought?": "string", "calls?": "array", "end?": "boolean" },
   meta: {
     id: "string", title: "string", model: "string", provider: "string|null", thinking: "string",
     busy: "boolean", unfinished: "boolean", usage: "object|null",

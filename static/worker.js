@@ -53,7 +53,8 @@ function draft(json) {
   }
   if (pendingDraft && pendingDraft.answer === change.answer) {
     pendingDraft.text += change.text;
-    pendingDraft.thought += change.thought;
+    if (change.thought) pendingDraft.thought = (pendingDraft.thought ?? "") + change.thought;
+    if (change.thoughtAt !== undefined) pendingDraft.thoughtAt ??= change.thoughtAt;
     if (change.calls) pendingDraft.calls = change.calls;
     return;
   }

@@ -5,7 +5,7 @@ storage) and emits one event per change, named in `widget.protocol.EVENTS`:
 
     messages  {at, add, turn}   keep the first `at` settled messages, then `add`; `turn`:
                                 added by a running turn (news for the host)
-    draft     {answer, at, text, thoughtAt, thought, calls?, end?}: text appended at `at`
+    draft     {answer, at, text, thoughtAt?, thought?, calls?, end?}: text appended at `at`
               to the answer being written (`answer` names it) and reasoning at `thoughtAt`
               to its reasoning, its tool calls when they changed; `end` once it settled.
               Sent through `draft`, which the worker coalesces
@@ -125,7 +125,7 @@ class ChangeFeed:
             self._answer = None
             # the answer settled (or failed): no draft now
             self._draft({"answer": self._answer_id, "at": self._answer_chars, "text": "",
-                         "thoughtAt": self._thought_chars, "thought": "", "end": True})  # fmt: skip
+                         "end": True})  # fmt: skip
         self._meta_changed()
 
     def _added(self, messages: Sequence[Message]) -> list[Message]:
@@ -158,7 +158,7 @@ class ChangeFeed:
             self._thought_parts = self._thought_chars = 0
             self._answer_calls = []
             self._answers += 1
-            self._answer_id = f"answer-{self._answers}"
+            self._answer_id = f"a{self._answers}"
             self._meta_changed()  # busy from the first draft on
         text = "".join(answer.content[self._answer_parts :])
         self._answer_parts = len(answer.content)
@@ -166,8 +166,9 @@ class ChangeFeed:
         self._thought_parts = len(answer.reasoning)
         calls = answer.calls() if answer.tool_calls else []
         change: dict[str, Any] = {"answer": self._answer_id, "at": self._answer_chars,
-                                  "text": text, "thoughtAt": self._thought_chars,
-                                  "thought": thought}  # fmt: skip
+                                  "text": text}  # fmt: skip
+        if thought or self._thought_chars:  # reasoning, once the answer has any
+            change |= {"thoughtAt": self._thought_chars, "thought": thought}
         if calls != self._answer_calls:
             change["calls"] = calls
         self._answer_calls = calls

@@ -56,8 +56,8 @@ EVENT_DATA: dict[str, Shape | str] = {
     "messages": {"at": "number", "add": "array", "turn": "boolean"},
     # the answer being written (`answer` names it): `text` appended at `at`, `thought` at
     # `thoughtAt` to its reasoning, its tool calls when they changed; `end` once it settled
-    "draft": {"answer": "string", "at": "number", "text": "string", "thoughtAt": "number",
-              "thought": "string", "calls?": "array", "end?": "boolean"},
+    "draft": {"answer": "string", "at": "number", "text": "string", "thoughtAt?": "number",
+              "thought?": "string", "calls?": "array", "end?": "boolean"},
     "meta": {"id": "string", "title": "string", "model": "string", "provider": "string|null",
              "thinking": "string", "busy": "boolean", "unfinished": "boolean",
              "usage": "object|null"},

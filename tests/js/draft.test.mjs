@@ -8,7 +8,7 @@ import { nextDraft } from "../../static/draft.js";
 import { EVENT_DATA, conforms } from "../../static/protocol.js";
 
 /** A draft record of answer `answer`; `fields` replace the defaults. */
-const change = (answer, fields = {}) => ({ answer, at: 0, text: "", thoughtAt: 0, thought: "", ...fields });
+const change = (answer, fields = {}) => ({ answer, at: 0, text: "", ...fields });
 
 /** Every change in turn, from no draft; each checked against the declared shape. */
 const fold = (...changes) => {
@@ -22,13 +22,13 @@ test("text is appended where the worker says", () => {
 });
 
 test("reasoning streams first, then the answer, and both are kept", () => {
-  const draft = fold(change("a", { thought: "Let me " }), change("a", { thoughtAt: 7, thought: "think." }),
+  const draft = fold(change("a", { thoughtAt: 0, thought: "Let me " }), change("a", { thoughtAt: 7, thought: "think." }),
     change("a", { text: "Four", thoughtAt: 13 }));
   assert.deepEqual(draft, { role: "assistant", content: "Four", reasoning: "Let me think." });
 });
 
 test("a change of another answer starts afresh", () => {
-  const draft = fold(change("a", { text: "old", thought: "old thought" }), change("b", { text: "new" }));
+  const draft = fold(change("a", { text: "old", thoughtAt: 0, thought: "old thought" }), change("b", { text: "new" }));
   assert.deepEqual(draft, { role: "assistant", content: "new" });
 });
 
@@ -40,5 +40,6 @@ test("tool calls are replaced when given and kept when not", () => {
 
 test("a record with a field nobody declared does not conform", () => {
   assert.deepEqual(conforms({ ...change("a"), extra: 1 }, EVENT_DATA.draft), ['"extra" is not declared']);
-  assert.deepEqual(conforms({ answer: "a", at: 0 }, EVENT_DATA.draft), ['"text" is missing', '"thoughtAt" is missing', '"thought" is missing']);
+  assert.deepEqual(conforms({ answer: "a", at: 0 }, EVENT_DATA.draft), ['"text" is missing']);
+  assert.deepEqual(conforms({ ...change("a"), thought: 5 }, EVENT_DATA.draft), ['"thought" is not string']);
 });

@@ -98,7 +98,7 @@ class FakeHost:
         calls = json.dumps(change["calls"]) if "calls" in change else ""
         self.events.append(("draft", None if change.get("end") else
                             (change["at"], change["text"], calls)))  # fmt: skip
-        if change["thought"]:
+        if change.get("thought"):
             self.thoughts.append((change["thoughtAt"], change["thought"]))
 
     async def callTool(self, data: str) -> str:

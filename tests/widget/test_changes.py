@@ -34,7 +34,7 @@ class Page:
         calls = json.dumps(change["calls"]) if "calls" in change else ""
         self.events.append(("draft", None if change.get("end") else
                             (change["at"], change["text"], calls)))  # fmt: skip
-        if change["thought"]:
+        if change.get("thought"):
             self.thoughts.append((change["thoughtAt"], change["thought"]))
 
     def of(self, kind: str) -> list[Any]:
@@ -81,7 +81,7 @@ def test_a_streamed_answer_sends_only_appended_text_and_one_splice() -> None:
     assert all(at == sum(len(p) for _, p, _ in drafts[:i]) for i, (at, _, _) in enumerate(drafts))
     assert page.of("messages") == [
         {"at": 0, "add": [{"role": "user", "content": "Tell me a story"}], "turn": True},
-        {"at": 1, "add": [{"role": "assistant", "streamed": "answer-1"}], "turn": True},  # drafted
+        {"at": 1, "add": [{"role": "assistant", "streamed": "a1"}], "turn": True},  # drafted
     ]
     assert page.of("meta")[-1]["busy"] is False
     assert page.of("draft")[-1] is None
@@ -99,7 +99,7 @@ def test_reasoning_streams_beside_the_answer_and_settles_once() -> None:
     assert all(at == sum(len(p) for _, p in page.thoughts[:i])
                for i, (at, _) in enumerate(page.thoughts))  # fmt: skip
     settled = page.of("messages")[-1]["add"][-1]
-    assert settled["streamed"] == "answer-1"
+    assert settled["streamed"] == "a1"
     assert "reasoning" not in settled and "content" not in settled
     assert isinstance(settled["reasoning_seconds"], int)
     sent = sum(len(json.dumps(d)) for _, d in page.events) + sum(len(t) for _, t in page.thoughts)
