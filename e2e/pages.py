@@ -9,6 +9,8 @@ from typing import Any
 
 from playwright.sync_api import Page
 
+from server.demo import chunk, sse_text
+
 BOOT_TIMEOUT = 60_000
 # True once the widget is defined and its session ready: a promise from the start, so waiting
 # needs no polling, which a page's CSP (no eval) would refuse.
@@ -100,9 +102,7 @@ def settled(page: Page, at_least: int = 0) -> None:
 
 def sse_answer(*deltas: dict[str, Any]) -> str:
     """A streamed answer made of `deltas` (one event each), finished and closed."""
-    events = [{"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
-    events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    return "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+    return sse_text(*(chunk(d) for d in deltas), chunk({}, "stop"), "[DONE]")
 
 
 def route_answers(page: Page, *bodies: str) -> None:

@@ -79,7 +79,8 @@ def test_a_long_answer_of_unclosed_dollars_draws_without_long_tasks(
     page.get_by_role("button", name="History").click()
     page.get_by_role("button", name="Dollars").click()
     expect(log(page).locator("article[data-role=assistant]")).to_contain_text("$1 $1 $1")
-    page.wait_for_timeout(300)  # the observer reports a task after it ends
+    # the last frames drawn, and any long task they made reported (the observer tells after)
+    page.evaluate("new Promise(done => requestAnimationFrame(() => setTimeout(done, 200)))")
     assert max(page.evaluate("window.longTasks"), default=0) < 200
 
 

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import chatkeep
 import pytest
 from fastapi import FastAPI
+from live import LiveServer
 from pages import BOOT_TIMEOUT, READY, log
 from playwright.sync_api import Page, expect
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Mount, Route
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "server"))
-from live import LiveServer
 
 SHOP_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>
 <script type="module" src="/chat/static/chat-widget.js"></script></head>

@@ -3,17 +3,13 @@ that keep provider and model apart and reopen on them."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from live import FakeUpstream, LiveServer
 from pages import host_page, log, stored_conversations
 from playwright.sync_api import Page, expect
 from servers import ChatkeepServer
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "server"))
-from live import FakeUpstream, LiveServer
 
 
 @pytest.fixture(scope="module")

@@ -5,18 +5,14 @@ complete, and the model is asked once. Stop still ends it within a second."""
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from live import FakeUpstream, LiveServer, needs_redis
 from pages import host_page, log, screenshot, settled, wait_ready
 from playwright.sync_api import Page, expect
 from servers import RunningServer
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "server"))
-from live import FakeUpstream, LiveServer, needs_redis
 
 from server.testing import RedisServer
 

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from live import FakeUpstream, LiveServer
 from pages import host_page, log
 from playwright.sync_api import Page, expect
 from servers import RunningServer
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "server"))
-from live import FakeUpstream, LiveServer
 
 
 @pytest.fixture(scope="module")

@@ -243,16 +243,25 @@ def completion(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def chunk(
+    delta: dict[str, Any] | None, finish: str | None = None, *, model: str = "demo", **extra: Any
+) -> dict[str, Any]:
+    """One Chat Completions stream chunk: `delta` (None: no choice, as a usage report has) and
+    its finish reason. The one builder of chunks: the demo model's, the testing kit's and the
+    tests' (`sse_text` writes them as events)."""
+    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
+    return {"id": "chatcmpl-demo", "object": "chat.completion.chunk",
+            "created": int(time.time()), "model": model, "choices": choices, **extra}  # fmt: skip
+
+
+def sse_text(*events: dict[str, Any] | str) -> str:
+    """Events as a stream's text: each chunk (or `[DONE]`) a `data:` line and a blank one."""
+    return "".join(f"data: {e if isinstance(e, str) else json.dumps(e)}\n\n" for e in events)
+
+
 def _sse(body: dict[str, Any], choices: list[dict[str, Any]], **extra: Any) -> bytes:
-    chunk = {
-        "id": "chatcmpl-demo",
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": body.get("model", "demo"),
-        "choices": choices,
-        **extra,
-    }
-    return f"data: {json.dumps(chunk)}\n\n".encode()
+    event = chunk(None, model=body.get("model", "demo"), **extra) | {"choices": choices}
+    return sse_text(event).encode()
 
 
 #: one streamed event, and whether it carries a word (a model takes time to write each)

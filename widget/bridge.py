@@ -177,7 +177,7 @@ class Bridge:
 
     async def start(self) -> Json:
         """Load history (and a start-up snapshot); the whole state once, as the page's start."""
-        warning = await self.conversations.kept.start(self._startup)
+        warning = await self.conversations.keeper.start(self._startup)
         return _dumps(self.feed.start(warning))
 
     async def call(self, operation: str, arguments: Json) -> Json:

@@ -20,7 +20,8 @@ from .titles import clean_title, derive_title
 
 #: hears `"messages"` (the settled messages changed), `"draft"` (the answer being written
 #: grew) or `"meta"` (title, model, thinking level, busy)
-Listener = Callable[[str], None]
+#: told the kind of each change ("messages", "draft", "meta"): `Conversation.subscribe`
+ChangeListener = Callable[[str], None]
 
 
 class Conversation:
@@ -39,7 +40,7 @@ class Conversation:
         self._clock = clock or (lambda: int(time.time() * 1000))
         #: the time now, in milliseconds (the session's clock: tests set it)
         self.now = self._clock
-        self._listeners: list[Listener] = []
+        self._listeners: list[ChangeListener] = []
         self.id = ""
         self.created = self.updated = 0
         self.model = self.default_model
@@ -225,7 +226,7 @@ class Conversation:
 
     # -- listeners -----------------------------------------------------------------------
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
+    def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
         """Call `listener(kind)` on every change; returns the function that unsubscribes."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None

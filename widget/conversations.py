@@ -58,7 +58,7 @@ class Conversations:
         self.session = session
         self.transport = transport
         self.listener = listener or Unheard()
-        self.kept = Keeper(session, history, self.listener, Claims(locks), offer or Offer())
+        self.keeper = Keeper(session, history, self.listener, Claims(locks), offer or Offer())
         self.index = SearchIndex(history)
         self.generate_title = generate_title
         self._tools = tools
@@ -69,25 +69,25 @@ class Conversations:
 
     async def send(self, text: str, attachments: list[Message] | None = None) -> None:
         await self._turn(self.session.send(text, self.transport, attachments=attachments or (),
-                                           hooks=self.kept))  # fmt: skip
+                                           hooks=self.keeper))  # fmt: skip
 
     async def retry(self, index: int) -> None:
-        await self._turn(self.session.retry(index, self.transport, self.kept))
+        await self._turn(self.session.retry(index, self.transport, self.keeper))
 
     async def edit(self, index: int, text: str) -> None:
-        await self._turn(self.session.edit(index, text, self.transport, self.kept))
+        await self._turn(self.session.edit(index, text, self.transport, self.keeper))
 
     async def show_version(self, index: int, version: int) -> None:
         self.session.show_version(index, version)
-        await self.kept.keep()
+        await self.keeper.keep()
 
     async def pick_up(self) -> None:
         """Show the rest of the open conversation's unfinished answer, as the server has it,
         and store it complete (nothing when there is none)."""
-        turn, self.kept.unfinished = self.kept.unfinished, None
+        turn, self.keeper.unfinished = self.keeper.unfinished, None
         if turn is not None:
             self.listener.unfinished(False)
-            await self._turn(self.session.resume(turn, self.transport, self.kept))
+            await self._turn(self.session.resume(turn, self.transport, self.keeper))
 
     async def stop(self) -> None:
         """End the running turn, if any, and wait until it has settled (and been stored)."""
@@ -110,16 +110,16 @@ class Conversations:
             # A call still waiting for its result (or an approval) is cut, never re-run.
             repaired = strict.with_messages(repair(list(strict.messages)))
         await self._leave()
-        self.kept.load(repaired)
-        await self.kept.keep()  # kept at once, like every change: closing the page loses nothing
+        self.keeper.load(repaired)
+        await self.keeper.keep()  # kept at once, like every change: closing the page loses nothing
 
     async def fork(self, index: int) -> str:
         """Store the live conversation, open the turns before message `index`; its text back."""
         await self.stop()
         forked, text = self.session.fork(index)
-        await self.kept.keep()
-        self.kept.load(forked)
-        await self.kept.keep()
+        await self.keeper.keep()
+        self.keeper.load(forked)
+        await self.keeper.keep()
         return text
 
     async def get_history(self) -> list[Message]:
@@ -128,26 +128,26 @@ class Conversations:
     async def set_history(self, messages: object) -> None:
         """Validate and replace the live conversation's messages, then store them at once."""
         self.session.set_history(messages)
-        await self.kept.keep()
+        await self.keeper.keep()
 
     async def read_snapshot(self, value: object) -> dict[str, Any] | None:
         return read_snapshot(value)
 
     async def set_model(self, model: str) -> None:
-        self.session.set_model(*self.kept.offer.choose(model))
+        self.session.set_model(*self.keeper.offer.choose(model))
         if not self.session.busy:
-            await self.kept.keep()
+            await self.keeper.keep()
 
     async def set_thinking(self, level: str) -> None:
         self.session.set_thinking(level)
         if not self.session.busy:
-            await self.kept.keep()
+            await self.keeper.keep()
 
     async def set_feedback(self, index: int, rating: str | None) -> None:
         """Rate the answer at `index` "good" or "bad" (`None` takes the rating back)."""
         self.session.set_feedback(index, rating)
         if not self.session.busy:
-            await self.kept.keep()
+            await self.keeper.keep()
 
     async def export_markdown(self) -> dict[str, str]:
         """The open conversation as a Markdown file: its `name` and its `text`."""
@@ -160,19 +160,19 @@ class Conversations:
             raise WidgetError.said("title_empty")
         if conversation_id == self.session.id:
             self.session.title = title
-            await self.kept.keep()
+            await self.keeper.keep()
             return
-        history = self.kept.history
+        history = self.keeper.history
         if history is None or (data := await history.read(conversation_id)) is None:
             raise WidgetError.said("conversation_unreadable")
         renamed = replace(from_dict(data), title=clean_title(title))
-        await history.keep(renamed, named=True, spare=self.kept.live())
-        self.kept.list()
+        await history.keep(renamed, named=True, spare=self.keeper.live())
+        self.keeper.list()
 
     # -- kept conversations ----------------------------------------------------------------
 
     async def open(self, conversation_id: str) -> None:
-        history = self.kept.history
+        history = self.keeper.history
         if conversation_id == self.session.id:
             return
         entry = history.entry(conversation_id) if history else None
@@ -182,29 +182,29 @@ class Conversations:
         if data is None:
             raise WidgetError.said("conversation_unreadable")
         await self._leave()
-        self.kept.load(from_dict(data), await self.kept.claim_unfinished(entry))
+        self.keeper.load(from_dict(data), await self.keeper.claim_unfinished(entry))
 
     async def forget(self, conversation_id: str) -> None:
-        if self.kept.history is None:
+        if self.keeper.history is None:
             return
-        await self.kept.history.forget(conversation_id)
+        await self.keeper.history.forget(conversation_id)
         if conversation_id == self.session.id:
-            self.kept.load(None)
-        self.kept.list()
+            self.keeper.load(None)
+        self.keeper.list()
 
     async def pin(self, conversation_id: str, pinned: bool) -> None:
         """Pinned conversations are listed first and never given up for room."""
-        if self.kept.history is None:
+        if self.keeper.history is None:
             raise WidgetError.said("history_off_pin")
         if conversation_id == self.session.id:
-            await self.kept.keep()  # the open conversation, as it is now
-        await self.kept.history.pin(conversation_id, pinned)
-        self.kept.list()
+            await self.keeper.keep()  # the open conversation, as it is now
+        await self.keeper.history.pin(conversation_id, pinned)
+        self.keeper.list()
 
     async def export_all(self) -> str:
         """Every kept conversation (the live one first) as one JSON file's text."""
-        await self.kept.keep()
-        history, session = self.kept.history, self.session
+        await self.keeper.keep()
+        history, session = self.keeper.history, self.session
         unkept = session.snapshot() if history is None and not session.is_empty else None
         return await export_text(history, unkept)
 
@@ -212,15 +212,17 @@ class Conversations:
         """Keep the conversations of an exported file (or one snapshot): a bad file is refused
         whole; one already kept in a newer version is left as it is; what does not fit is
         not imported. How many were imported, and how many did not fit."""
-        if self.kept.history is None:
+        if self.keeper.history is None:
             raise WidgetError.said("history_off_import")
         read = read_export(text)
-        imported = await keep_newer(self.kept.history, read, self.kept.live(), self.session.now())
-        self.kept.list()
+        imported = await keep_newer(
+            self.keeper.history, read, self.keeper.live(), self.session.now()
+        )
+        self.keeper.list()
         return imported.to_dict()
 
     async def storage_changed(self, key: str) -> None:
-        await self.kept.storage_changed(key)
+        await self.keeper.storage_changed(key)
 
     async def search(self, query: str) -> list[str]:
         return await self.index.search(query, self.session.id, self.session.settled)
@@ -252,7 +254,7 @@ class Conversations:
     async def _leave(self) -> None:
         """Before the live conversation is left: its turn stopped, its state stored."""
         await self.stop()
-        await self.kept.keep()
+        await self.keeper.keep()
 
     async def _turn(self, turn: Coroutine[Any, Any, Message]) -> None:
         """Run one turn, which `stop` waits for; a second one while it runs is refused."""
@@ -264,7 +266,7 @@ class Conversations:
             answer = await turn
         finally:
             self._idle.set()
-            self.kept.claims.let_go()
+            self.keeper.claims.let_go()
         error = answer.get("error")
         if error and answer.get("error_code") != "stopped":
             said: Notice = {"message": error, "code": answer.get("error_code", ""),
@@ -272,7 +274,7 @@ class Conversations:
             self.listener.alert(said)
         elif self.generate_title and not error and self._wants_title():
             await self.session.generate_title(self.transport)
-            await self.kept.keep()
+            await self.keeper.keep()
 
     def _wants_title(self) -> bool:
         history = self.session.get_history()

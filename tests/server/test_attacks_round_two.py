@@ -16,13 +16,13 @@ from typing import Any
 import httpx
 import pytest
 from hostile import hostile_demo_bodies
-from live import LiveServer, needs_redis
+from live import LiveServer, needs_redis, wait_until
 from localclient import TestClient
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
-from test_proxy import KEY, SSE, Chunks, Upstream, chat, delta, make_client, sse
+from upstreams import KEY, SSE, Chunks, Upstream, chat, delta, make_client, sse
 
 from server import Settings, create_app
 from server.clients import ClientIdentity
@@ -376,8 +376,6 @@ def test_the_access_log_never_shows_a_turn_id(redis: RedisServer) -> None:
         turn = answer.headers["x-chatkeep-turn"]
         httpx.get(f"{server.url}/api/chat/turns/{turn}?after=2", timeout=30)
         httpx.delete(f"{server.url}/api/chat/turns/{turn}", timeout=30)
-        deadline = time.monotonic() + 5
-        while server.output.count("/api/chat/turns/") < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: server.output.count("/api/chat/turns/") >= 2, 5)
     assert server.output.count("/api/chat/turns/[turn]") == 2
     assert turn not in server.output

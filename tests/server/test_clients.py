@@ -11,7 +11,7 @@ import httpx
 import pytest
 from localclient import TestClient
 from starlette.requests import Request
-from test_proxy import SSE, Chunks, Upstream, delta, sse
+from upstreams import SSE, Chunks, Upstream, delta, sse
 
 from server import Settings, create_app, sign_client_token
 from server.clients import ClientIdentity, verify_client_token

@@ -15,7 +15,7 @@ import httpx
 from hypothesis import given
 from hypothesis import strategies as st
 from localclient import TestClient
-from test_proxy import SSE, Chunks, Upstream, chat, delta, make_client, sse
+from upstreams import SSE, Chunks, Upstream, chat, delta, make_client, sse
 
 from server import Settings, create_app, sign_client_token
 from server.demo import asked_city

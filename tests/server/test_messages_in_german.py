@@ -224,14 +224,14 @@ def said_by_the_widget() -> list[Notice]:
     kept = Conversations(Session(), History(store), Scripted(), listener=Alerts(alerts),
                          offer=Offer([{"id": "demo"}, {"id": "mini"}]))  # fmt: skip
     said.append(caught(lambda: kept.open("not-kept")))
-    asyncio.run(kept.kept.start())
+    asyncio.run(kept.keeper.start())
     said.append(caught(lambda: kept.open("torn")))
     said.append(caught(lambda: kept.rename(kept.session.id, " ")))
     said.append(caught(lambda: kept.set_model("gpt-9")))
     old = {"version": 1, "id": "c1", "title": "Old", "created": 1, "updated": 1,
            "model": "retired", "thinking": "off",
            "messages": [{"role": "user", "content": "Hi"}]}  # fmt: skip
-    asyncio.run(kept.kept.start(old))
+    asyncio.run(kept.keeper.start(old))
     said += alerts
     export = '{"format": "chatkeep-history", "version": 2, "conversations": []}'
     try:

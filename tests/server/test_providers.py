@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 from localclient import TestClient
-from test_proxy import Upstream
+from upstreams import Upstream
 
 from server import Settings, SettingsError, create_app, load_settings
 

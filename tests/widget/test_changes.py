@@ -53,7 +53,7 @@ def started(*answers: list[Any], store: MemoryKeyValue | None = None) -> tuple[
         session, History(store or MemoryKeyValue()), ScriptedTransport(*answers),
         listener=feed, offer=offer,
     )  # fmt: skip
-    run(conversations.kept.start())
+    run(conversations.keeper.start())
     return conversations, page, feed.start()
 
 

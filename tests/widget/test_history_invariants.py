@@ -150,7 +150,7 @@ class World:
             session, RecordingHistory(self.store, self.written), self.model, generate_title=True,
             listener=Heard(self.alerts),
         )  # fmt: skip
-        run(tab.kept.start())
+        run(tab.keeper.start())
         return tab
 
     def restart(self) -> None:
@@ -180,7 +180,7 @@ class World:
                 run(self.tab.send(f"First question {value}"))
                 self.model.during_title = None
                 if session.named:
-                    run(self.tab.kept.keep())
+                    run(self.tab.keeper.keep())
             elif action == "rename_live" and not session.is_empty:
                 run(self.tab.rename(session.id, value))
                 names[session.id] = clean_title(value)

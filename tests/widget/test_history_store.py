@@ -162,7 +162,7 @@ def make(
         generate_title=generate_title,
         listener=Heard(alerts),
     )
-    run(conversations.kept.start())
+    run(conversations.keeper.start())
     return conversations, store
 
 
@@ -333,7 +333,7 @@ def test_storing_a_turn_is_one_trip_even_past_the_limit() -> None:
         ScriptedTransport(*(answer(f"A{i}") for i in range(4))),
         listener=Heard(),
     )
-    run(conversations.kept.start())
+    run(conversations.keeper.start())
     assert store.trips == ["read_all"]
     for number in range(3):
         store.trips.clear()
@@ -358,7 +358,7 @@ def test_a_rename_while_the_title_is_generated_wins() -> None:
     transport = ScriptedTransport(answer("Hello"), answer("Generated name"))
     conversations = Conversations(Session(), History(MemoryKeyValue()), transport, listener=Heard(),
                                   generate_title=True)  # fmt: skip
-    run(conversations.kept.start())
+    run(conversations.keeper.start())
     session = conversations.session
     # The person renames just as the title request streams its first batch.
     transport.on_batch = lambda: (
@@ -377,7 +377,7 @@ def test_a_rename_in_another_tab_wins_and_makes_no_copy() -> None:
     tab_a = Conversations(
         Session(), History(store), transport, generate_title=True, listener=Heard()
     )
-    run(tab_a.kept.start())
+    run(tab_a.keeper.start())
     run(tab_a.send("Hi"))
     tab_b = History(store)
     run(tab_b.load())
@@ -399,7 +399,7 @@ def test_search_finds_words_in_titles_and_messages_reading_each_conversation_onc
     conversations = Conversations(
         session, History(store), ScriptedTransport(*answers), listener=Heard()
     )
-    run(conversations.kept.start())
+    run(conversations.keeper.start())
     ids = []
     for question in ("Tell me about birds", "How do I bake bread?", "Where does it flow?"):
         run(conversations.send(question))
@@ -420,7 +420,7 @@ def test_searching_never_lets_this_tab_write_over_another_tab_s_turns() -> None:
     store = MemoryKeyValue()
     transport = ScriptedTransport(answer("One"), answer("Two"))
     tab_a = Conversations(Session(), History(store), transport, listener=Heard())
-    run(tab_a.kept.start())
+    run(tab_a.keeper.start())
     run(tab_a.send("Shared start"))
     shared = tab_a.session.id
     tab_b = History(store)
@@ -507,7 +507,7 @@ def test_pin_through_the_facade_keeps_the_open_conversation_first() -> None:
     heard = Heard()
     conversations = Conversations(Session(), History(MemoryKeyValue()),
                                   ScriptedTransport(answer("Hi")), listener=heard)  # fmt: skip
-    run(conversations.kept.start())
+    run(conversations.keeper.start())
     run(conversations.send("Hello"))
     run(conversations.pin(conversations.session.id, True))
     assert heard.entries[0].pinned and heard.entries[0].id == conversations.session.id

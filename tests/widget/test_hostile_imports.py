@@ -27,7 +27,7 @@ def make(limit: int = 20) -> tuple[Conversations, MemoryKeyValue]:
         Session(clock=lambda: NOW), History(store, limit=limit), ScriptedTransport(
             *(answer(f"answer {n}") for n in range(30))), listener=Heard(),
     )  # fmt: skip
-    run(conversations.kept.start())
+    run(conversations.keeper.start())
     return conversations, store
 
 
@@ -45,7 +45,7 @@ def own_conversations(tab: Conversations, count: int) -> set[str]:
     for n in range(count):
         run(tab.send(f"mine {n}"))
         run(tab.restore(None))
-    return {entry.id for entry in tab.kept.history.entries()}  # type: ignore[union-attr]
+    return {entry.id for entry in tab.keeper.history.entries()}  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("date", [2**53 - 1, 9 * 10**15, 1, NOW + 10 * 86_400_000])
@@ -54,7 +54,7 @@ def test_far_dated_imports_take_the_import_time_and_evict_nothing(date: int) -> 
     mine = own_conversations(tab, 3)
     hostile = export(*(conversation(f"evil{n}", date, date) for n in range(20)))
     done = run(tab.import_all(hostile))
-    entries = tab.kept.history.entries()  # type: ignore[union-attr]
+    entries = tab.keeper.history.entries()  # type: ignore[union-attr]
     assert mine <= {e.id for e in entries}  # nothing the person had is gone
     assert done == {"imported": 2, "skipped": 18}
     assert all(e.updated <= NOW for e in entries)
@@ -77,7 +77,7 @@ def test_a_full_store_keeps_what_it_had_and_says_how_many_did_not_fit() -> None:
     store.quota = sum(len(k) + len(v) for k, v in store.data.items()) + 1500
     done = run(tab.import_all(export(*(conversation(f"big{n}", NOW - n) for n in range(10)))))
     assert done["imported"] + done["skipped"] == 10 and done["skipped"] > 0
-    assert mine <= {e.id for e in tab.kept.history.entries()}  # type: ignore[union-attr]
+    assert mine <= {e.id for e in tab.keeper.history.entries()}  # type: ignore[union-attr]
 
 
 def test_nesting_is_measured_in_linear_time() -> None:

@@ -92,7 +92,7 @@ def open_tab(
         Session(clock=lambda: next(ticks)), History(store), server,
         listener=Heard(alerts), locks=tabs.of(name),
     )  # fmt: skip
-    run(conversations.kept.start())
+    run(conversations.keeper.start())
     return conversations, alerts
 
 
@@ -132,7 +132,7 @@ def test_after_a_reload_the_answer_is_picked_up_and_stored_complete() -> None:
 
     tab, alerts = open_tab(store, server, tabs)
     assert tab.session.id == conversation  # opened again, not a new conversation
-    assert tab.kept.unfinished == "turn-1"
+    assert tab.keeper.unfinished == "turn-1"
     run(tab.pick_up())
     settled = tab.session.get_history()[-1]
 
@@ -144,19 +144,19 @@ def test_after_a_reload_the_answer_is_picked_up_and_stored_complete() -> None:
     assert alerts == [] and tabs.held == {}  # the claim is given back
     # A second reload finds nothing to pick up.
     again, _ = open_tab(store, server, tabs)
-    assert again.kept.unfinished is None and run(again.pick_up()) is None
+    assert again.keeper.unfinished is None and run(again.pick_up()) is None
 
 
 def test_a_second_tab_leaves_an_answer_another_tab_is_reading() -> None:
     server, tabs = KeepingServer("Tides."), Tabs()
     store, conversation = reload_mid_answer(server, tabs)
     reading, _ = open_tab(store, server, tabs, "a")
-    assert reading.kept.unfinished == "turn-1"
+    assert reading.keeper.unfinished == "turn-1"
 
     other, _ = open_tab(store, server, tabs, "b")
-    assert other.session.id != conversation and other.kept.unfinished is None
+    assert other.session.id != conversation and other.keeper.unfinished is None
     run(other.open(conversation))  # opened by hand: shown, but not picked up twice
-    assert other.kept.unfinished is None
+    assert other.keeper.unfinished is None
     run(reading.pick_up())
     assert server.resumed == ["turn-1"]
 
@@ -202,7 +202,7 @@ def test_an_opened_conversation_with_an_unfinished_answer_is_picked_up() -> None
     run(tab.restore(None))  # left before picking up: the claim goes back, the turn stays stored
     assert tabs.held == {}
     run(tab.open(conversation))
-    assert tab.kept.unfinished == "turn-1"
+    assert tab.keeper.unfinished == "turn-1"
     run(tab.pick_up())
     assert tab.session.get_history()[-1] == {"role": "assistant", "content": "Tides."}
 
@@ -210,9 +210,9 @@ def test_an_opened_conversation_with_an_unfinished_answer_is_picked_up() -> None
 def test_without_a_turn_id_nothing_changes() -> None:
     store = MemoryKeyValue()
     conversations = Conversations(Session(), History(store), Plain(), listener=Heard())
-    run(conversations.kept.start())
+    run(conversations.keeper.start())
     run(conversations.send("Hi"))
-    assert conversations.kept.unfinished is None and "pending" not in metas(store)[0]
+    assert conversations.keeper.unfinished is None and "pending" not in metas(store)[0]
 
 
 class Plain:

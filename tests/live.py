@@ -7,6 +7,7 @@ import json
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from server import demo
 from server.testing import free_port
 
 #: Marks tests that need a real Redis: skipped, saying why, where redis-server is missing.
@@ -25,6 +27,17 @@ needs_redis = pytest.mark.skipif(
     shutil.which("redis-server") is None,
     reason="redis-server is not installed (make test installs it)",
 )
+
+
+def wait_until(done: Callable[[], bool], seconds: float, every: float = 0.01) -> bool:
+    """Whether `done()` came true within `seconds` (asked every `every` seconds): the one
+    bounded wait for what happens in another thread or process."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(every)
+    return True
 
 
 class LiveServer:
@@ -39,11 +52,8 @@ class LiveServer:
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the test server on {self.url} did not start")
-            time.sleep(0.01)
+        if not wait_until(lambda: self.server.started, 10):
+            raise RuntimeError(f"the test server on {self.url} did not start")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -82,11 +92,8 @@ class FakeUpstream:
     def seconds_to_end(self, since: float, wait: float = 3.0) -> float:
         """How long after `since` (a `time.monotonic()`) the last request reaching this
         upstream ended, waiting up to `wait` seconds for it; infinity if it never did."""
-        deadline = since + wait
-        while (not self.received or self.received[-1].ended is None) and (
-            time.monotonic() < deadline
-        ):
-            time.sleep(0.02)
+        wait_until(lambda: bool(self.received) and self.received[-1].ended is not None,
+                   since + wait - time.monotonic())  # fmt: skip
         ended = self.received[-1].ended if self.received else None
         return float("inf") if ended is None else ended - since
 
@@ -120,10 +127,8 @@ class FakeUpstream:
 
     async def stream(self, record: Received) -> Any:
         def chunk(text: str, finish: str | None = None) -> bytes:
-            choice = {"index": 0, "delta": {"content": text}, "finish_reason": finish}
-            data = {"id": "x", "object": "chat.completion.chunk", "created": 0,
-                    "model": record.body["model"], "choices": [choice]}  # fmt: skip
-            return f"data: {json.dumps(data)}\n\n".encode()
+            event = demo.chunk({"content": text}, finish, model=record.body["model"])
+            return demo.sse_text(event).encode()
 
         try:
             yield b": a comment the proxy must not pass on\n\n"
