@@ -10,6 +10,7 @@ from typing import Any
 from playwright.sync_api import Page
 
 from server.demo import chunk, sse_text
+from server.page_object import ChatWidget
 
 BOOT_TIMEOUT = 60_000
 # True once the widget is defined and its session ready: a promise from the start, so waiting
@@ -58,11 +59,13 @@ await import("/static/chat-widget.js");
         wait_ready(page)
 
 
+def widget(page: Page) -> ChatWidget:
+    """The testing kit's page object: the one driver of the widget, here as for any page."""
+    return ChatWidget(page, timeout=BOOT_TIMEOUT)
+
+
 def wait_ready(page: Page) -> None:
-    page.wait_for_function(
-        READY,
-        timeout=BOOT_TIMEOUT,
-    )
+    widget(page).wait_ready()
 
 
 def send(page: Page, text: str, *, field: str = "Message", button: str = "Send") -> None:
@@ -71,7 +74,7 @@ def send(page: Page, text: str, *, field: str = "Message", button: str = "Send")
     before = message_count(page)
     page.get_by_role("textbox", name=field).fill(text)
     page.get_by_role("button", name=button).click()
-    settled(page, at_least=before + 2)
+    widget(page).settled(before + 2, why=f"sent {text!r}, but no answer settled")
 
 
 def new_conversation(page: Page) -> None:
@@ -93,11 +96,7 @@ def message_count(page: Page) -> int:
 
 def settled(page: Page, at_least: int = 0) -> None:
     """Wait until no turn runs and the conversation holds at least `at_least` messages."""
-    page.wait_for_function(
-        """n => { const session = document.querySelector('chat-widget').session;
-                  return !session.busy && session.messages.length >= n; }""",
-        arg=at_least,
-    )
+    widget(page).settled(at_least)
 
 
 def sse_answer(*deltas: dict[str, Any]) -> str:

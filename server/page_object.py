@@ -17,11 +17,11 @@ if TYPE_CHECKING:
 
 __all__ = ["ChatWidget"]
 
-#: True once the element's session is ready and a turn that ran has settled, with `n` more
-#: messages than before (the person's and at least one answer).
-_SETTLED = """([element, before]) => {
+#: True once the element's session is ready, no turn runs, and the conversation holds at
+#: least `n` messages.
+_SETTLED = """([element, n]) => {
   const session = element.session;
-  return Boolean(session) && !session.busy && session.messages.length >= before + 2;
+  return Boolean(session) && !session.busy && session.messages.length >= n;
 }"""
 
 
@@ -45,18 +45,33 @@ class ChatWidget:
 
     def send(self, text: str) -> None:
         """Type `text`, press Enter, and wait until the answer (tools included) has settled."""
-        self._wait_ready()
+        self.wait_ready(open_launcher=True)
         before = len(self.history())
         field = self.element.locator("[part=composer]").get_by_role("textbox")
         field.fill(text)
         field.press("Enter")
+        self.settled(before + 2, why=f"sent {text!r}, but no answer settled")
+
+    def wait_ready(self, *, open_launcher: bool = False) -> None:
+        """Until the session is ready (Python running, history loaded); a launcher is opened
+        first when told to (it starts only when opened)."""
+        self.page.wait_for_function(
+            """([selector, open]) => customElements.whenDefined('chat-widget').then(() => {
+                 const element = document.querySelector(selector);
+                 if (open) element.open?.();
+                 return element.session.ready; }).then(() => true)""",
+            arg=[self.selector, open_launcher],
+            timeout=self.timeout,
+        )
+
+    def settled(self, at_least: int = 0, *, why: str = "no turn settled") -> None:
+        """Until no turn runs and the conversation holds at least `at_least` messages."""
         handle = self.element.element_handle(timeout=self.timeout)
         try:
-            self.page.wait_for_function(_SETTLED, arg=[handle, before], timeout=self.timeout)
+            self.page.wait_for_function(_SETTLED, arg=[handle, at_least], timeout=self.timeout)
         except Exception as exc:  # Playwright's TimeoutError: say what was seen instead
             raise AssertionError(
-                f"sent {text!r}, but no answer settled within {self.timeout / 1000:g} s; "
-                f"{self._on_screen()}"
+                f"{why} within {self.timeout / 1000:g} s; {self._on_screen()}"
             ) from exc
 
     def expect_answer(self, text: str, timeout: float | None = None) -> None:
@@ -89,17 +104,6 @@ class ChatWidget:
             raise AssertionError(
                 f"expected {wanted} within {wait / 1000:g} s; {self._on_screen()}"
             ) from exc
-
-    def _wait_ready(self) -> None:
-        """Until the session is ready; a launcher is opened first (it starts when opened)."""
-        self.page.wait_for_function(
-            """selector => customElements.whenDefined('chat-widget').then(() => {
-                 const element = document.querySelector(selector);
-                 element.open?.();
-                 return element.session.ready; }).then(() => true)""",
-            arg=self.selector,
-            timeout=self.timeout,
-        )
 
     def _on_screen(self) -> str:
         """What the widget shows: the conversation as the person reads it, and any alert."""
