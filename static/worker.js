@@ -318,7 +318,7 @@ function startBridge(pyodide, config) {
     }
   };
   compression = { deflate: viaPython(zlib.deflate), inflate: viaPython(zlib.inflate) };
-  const host = {
+  const worker = {
     openStream: (body) => openStream(endpoint, { body }, credentials),
     resumeStream: (turn) => openStream(endpoint, { turn }, credentials),
     claimTurn,
@@ -329,5 +329,5 @@ function startBridge(pyodide, config) {
     emit,
     draft,
   };
-  return Bridge(host, JSON.stringify(config));
+  return Bridge(worker, JSON.stringify(config));
 }

@@ -35,19 +35,19 @@ from .texts import notice
 Json = str
 
 
-class HostTransport:
+class WorkerTransport:
     """Model requests through the worker's `openStream`, one batch of chunks per await; and
     the Web Locks by which one tab reads each answer the server keeps."""
 
-    def __init__(self, host: Any) -> None:
-        self.host = host
+    def __init__(self, worker: Any) -> None:
+        self.worker = worker
         self._open: list[Any] = []  # JS proxies are not hashable: a list, not a set
 
     def complete(self, request: dict[str, Any]) -> AsyncIterator[list[Any]]:
-        return self._read(self.host.openStream(json.dumps(request, ensure_ascii=False)))
+        return self._read(self.worker.openStream(json.dumps(request, ensure_ascii=False)))
 
     def resume(self, turn: str) -> AsyncIterator[list[Any]]:
-        return self._read(self.host.resumeStream(turn))
+        return self._read(self.worker.resumeStream(turn))
 
     async def _read(self, stream: Any) -> AsyncIterator[list[Any]]:
         self._open.append(stream)
@@ -70,21 +70,21 @@ class HostTransport:
             stream.close()
 
     async def claim(self, turn: str) -> bool:
-        return bool(await self.host.claimTurn(turn))
+        return bool(await self.worker.claimTurn(turn))
 
     def release(self, turn: str) -> None:
-        self.host.releaseTurn(turn)
+        self.worker.releaseTurn(turn)
 
 
 class PageTools:
     """The tools the host page registered, run on the page."""
 
-    def __init__(self, host: Any) -> None:
-        self.host = host
+    def __init__(self, worker: Any) -> None:
+        self.worker = worker
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
         try:
-            return str(await self.host.callTool(_dumps({"name": name, "arguments": arguments})))
+            return str(await self.worker.callTool(_dumps({"name": name, "arguments": arguments})))
         except JsException as exc:
             raise RuntimeError(_js_message(exc)) from exc
 
@@ -92,12 +92,12 @@ class PageTools:
 class PageKeyValue:
     """localStorage of the host page, reached through the worker (workers have none)."""
 
-    def __init__(self, host: Any) -> None:
-        self.host = host
+    def __init__(self, worker: Any) -> None:
+        self.worker = worker
 
     async def _ask(self, request: dict[str, Any]) -> Any:
         """One `storage` request (`widget.protocol.PAYLOADS`), its answer parsed."""
-        return json.loads(await self.host.storage(_dumps(request)))
+        return json.loads(await self.worker.storage(_dumps(request)))
 
     async def read_all(self, prefix: str) -> dict[str, str]:
         found = await self._ask({"op": "readAll", "prefix": prefix})
@@ -121,12 +121,12 @@ class PageKeyValue:
 class PageHostStore:
     """The host page's own `historyStore`, reached through the worker."""
 
-    def __init__(self, host: Any) -> None:
-        self.host = host
+    def __init__(self, worker: Any) -> None:
+        self.worker = worker
 
     async def _call(self, op: str, *args: object) -> Any:
         try:
-            return json.loads(await self.host.historyStore(_dumps({"op": op, "args": args})))
+            return json.loads(await self.worker.historyStore(_dumps({"op": op, "args": args})))
         except JsException as exc:
             raise WidgetError.said("host_store_failed", detail=_js_message(exc)) from exc
 
@@ -144,31 +144,32 @@ class PageHostStore:
         await self._call("forget", conversation_id)
 
 
-def make_history(host: Any, config: WidgetConfig) -> Kept | None:
+def make_history(worker: Any, config: WidgetConfig) -> Kept | None:
     if config.history == "off":
         return None
     if config.history == "host":
-        return HostedHistory(PageHostStore(host))
-    store = PageKeyValue(host) if config.history == "local" else MemoryKeyValue()
+        return HostedHistory(PageHostStore(worker))
+    store = PageKeyValue(worker) if config.history == "local" else MemoryKeyValue()
     return History(store, prefix=config.prefix, limit=config.max_conversations)
 
 
 class Bridge:
-    """What the worker calls. `host` is the worker's object of JavaScript callbacks."""
+    """What the worker calls. `worker` is its object of JavaScript callbacks: what Python may
+    ask of the worker (requests, locks) and, through it, of the host page (storage, tools)."""
 
-    def __init__(self, host: Any, config: Json) -> None:
+    def __init__(self, worker: Any, config: Json) -> None:
         options = WidgetConfig.from_json(config)
-        self.host = host
+        self.worker = worker
         self._startup = options.snapshot
         offer = Offer(options.models)
         model, provider = offer.first_choice(options.model)
         session = Session(instructions=options.instructions, model=model, provider=provider,
                           max_tool_calls=options.max_tool_calls)  # fmt: skip
-        transport = HostTransport(host)
+        transport = WorkerTransport(worker)
         self.feed = ChangeFeed(session, self._emit, self._draft, offer.listed)
         self.conversations = Conversations(
-            session, make_history(host, options), transport, listener=self.feed, offer=offer,
-            locks=transport, tools=PageTools(host), generate_title=options.generate_title,
+            session, make_history(worker, options), transport, listener=self.feed, offer=offer,
+            locks=transport, tools=PageTools(worker), generate_title=options.generate_title,
         )  # fmt: skip
 
     def operations(self) -> Json:
@@ -194,10 +195,10 @@ class Bridge:
         return _dumps({"result": result})
 
     def _emit(self, kind: str, data: object) -> None:
-        self.host.emit(kind, _dumps(data))
+        self.worker.emit(kind, _dumps(data))
 
     def _draft(self, change: dict[str, Any]) -> None:
-        self.host.draft(_dumps(change))
+        self.worker.draft(_dumps(change))
 
 
 def _dumps(value: object) -> Json:
