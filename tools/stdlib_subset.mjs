@@ -76,7 +76,7 @@ def clock() -> str:
 session = Session(tools=[clock])
 ChangeFeed(session, lambda kind, data: None, lambda at, text, calls: None)
 chat = Conversations(session, History(MemoryKeyValue()), Model())
-drive(chat.kept.start())
+drive(chat.keeper.start())
 drive(chat.send("What time is it?"))
 exported = drive(chat.export_all())
 drive(chat.import_all(exported))
