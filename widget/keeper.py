@@ -143,15 +143,21 @@ class Keeper:
 
     async def storage_changed(self, key: str) -> None:
         """Another tab changed `key`: follow a rename, keep what it gave up, list again."""
-        if self.history is None or not await self.history.changed(key):
+        if self.history is None:
             return
         session = self.session
+        before = self.history.entry(session.id)
+        if not await self.history.changed(key):
+            return
         live = self.history.entry(session.id)
         # (`changed` was true: `key` is a meta key of this history's; is it the open one's?)
         open_meta = storage_key("meta", "", session.id)
         if live is None and key.endswith(open_meta) and not session.is_empty:
             # Another tab gave up (or forgot) the conversation open here: keep it again, so
-            # what this tab shows is never lost with it.
+            # what this tab shows is never lost with it, under the name a person gave it
+            # there, if one did (this tab, a turn behind, had not taken it).
+            if before is not None and before.named and not session.named:
+                session.adopt_title(before.title)
             await self.keep()
             return
         if (

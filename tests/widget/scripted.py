@@ -10,6 +10,7 @@ from typing import Any
 from widget import TurnError
 from widget.conversations import Conversations
 from widget.history import Entry
+from widget.protocol import EVENT_DATA, conforms
 from widget.texts import Notice
 
 
@@ -108,3 +109,15 @@ def listing(conversations: Conversations) -> list[dict[str, Any]]:
     heard = conversations.listener
     assert isinstance(heard, Heard), "make the Conversations with listener=Heard()"
     return [entry.to_dict() for entry in heard.entries]
+
+
+def heard_draft(
+    change: dict[str, Any], events: list[tuple[str, Any]], thoughts: list[tuple[int, str]]
+) -> None:
+    """A draft record as the page would hear it, checked against its declared shape:
+    `("draft", (at, text, calls_json))`, or `("draft", None)` once it ends; reasoning apart."""
+    assert conforms(change, EVENT_DATA["draft"]) == [], change
+    calls = json.dumps(change["calls"]) if "calls" in change else ""
+    events.append(("draft", None if change.get("end") else (change["at"], change["text"], calls)))
+    if change.get("thought"):
+        thoughts.append((change["thoughtAt"], change["thought"]))

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted import call_chunk, pause, run, text_chunk
+from scripted import call_chunk, heard_draft, pause, run, text_chunk
 
 if sys.platform != "emscripten" and "pyodide" not in sys.modules:
     ffi = types.ModuleType("pyodide.ffi")
@@ -93,13 +93,7 @@ class FakeHost:
         self.events.append((kind, event))
 
     def draft(self, data: str) -> None:
-        change = json.loads(data)
-        assert conforms(change, EVENT_DATA["draft"]) == [], change
-        calls = json.dumps(change["calls"]) if "calls" in change else ""
-        self.events.append(("draft", None if change.get("end") else
-                            (change["at"], change["text"], calls)))  # fmt: skip
-        if change.get("thought"):
-            self.thoughts.append((change["thoughtAt"], change["thought"]))
+        heard_draft(json.loads(data), self.events, self.thoughts)
 
     async def callTool(self, data: str) -> str:
         request = json.loads(data)

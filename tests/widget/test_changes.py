@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scripted import ScriptedTransport, call_chunk, run, text_chunk, thought_chunk
+from scripted import ScriptedTransport, call_chunk, heard_draft, run, text_chunk, thought_chunk
 
 from widget import Session
 from widget.changes import ChangeFeed
@@ -14,7 +14,7 @@ from widget.conversations import Conversations
 from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.models import Offer
-from widget.protocol import EVENT_DATA, EVENTS, conforms
+from widget.protocol import EVENTS
 
 OFFERED = [{"id": "demo"}, {"id": "mini"}]
 
@@ -30,12 +30,7 @@ class Page:
         self.events.append((kind, json.loads(json.dumps(data))))
 
     def draft(self, change: dict[str, Any]) -> None:
-        assert conforms(change, EVENT_DATA["draft"]) == [], change
-        calls = json.dumps(change["calls"]) if "calls" in change else ""
-        self.events.append(("draft", None if change.get("end") else
-                            (change["at"], change["text"], calls)))  # fmt: skip
-        if change.get("thought"):
-            self.thoughts.append((change["thoughtAt"], change["thought"]))
+        heard_draft(change, self.events, self.thoughts)
 
     def of(self, kind: str) -> list[Any]:
         return [data for k, data in self.events if k == kind]

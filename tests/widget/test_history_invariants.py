@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scripted import Heard, listing, pause, run, text_chunk
 
@@ -296,6 +296,10 @@ class World:
 
 @settings(max_examples=300, deadline=None)
 @given(steps)
+# Found by this test: the other tab named the conversation open here (this tab, a turn behind,
+# had not taken the name), then gave it up for room; kept again here, it lost the name.
+@example(plan=[("send", 1), ("crash_next", 0), ("send", 1), ("send", 1), ("other_tab_turn", 0),
+               ("other_tab_rename", 0), ("full_next", None), ("other_tab_turn", 1)])  # fmt: skip
 def test_history_keeps_its_promises_through_faults_tabs_and_crashes(
     plan: list[tuple[str, Any]],
 ) -> None:
