@@ -15,7 +15,8 @@ import en from "./i18n/en.js";
  */
 /**
  * A `Lookup`, and `t.notice(notice)`: a notice in this language (`error.<code>` of the
- * table), or its English message where the table has no such code.
+ * table), or its English message as it arrived (in English, and where a table has no such
+ * code).
  * @typedef {Lookup & {notice: (notice: Notice | string) => string}} Translate
  */
 
@@ -32,15 +33,23 @@ export async function loadStrings(lang) {
   const code = String(lang || "en").toLowerCase().split("-")[0];
   if (code === "en" || !/^[a-z]{2,3}$/.test(code)) return english;
   try {
-    const language = await import(new URL(`./i18n/${code}.js`, import.meta.url).href);
-    return translator({ ...en, ...language.default });
+    const [language, errors] = await Promise.all([
+      import(new URL(`./i18n/${code}.js`, import.meta.url).href),
+      import(new URL("./i18n/errors.js", import.meta.url).href),
+    ]);
+    return translator({ ...en, ...language.default }, errors.default);
   } catch {
     return english;
   }
 }
 
-/** @param {Record<string, string>} table @returns {Translate} */
-function translator(table) {
+/**
+ * @param {Record<string, string>} table
+ * @param {Record<string, string>} englishErrors  the English templates of `error.<code>`: a
+ *   sentence that arrived without its values has them read back by its template
+ * @returns {Translate}
+ */
+function translator(table, englishErrors = {}) {
   const t = (/** @type {string} */ key, /** @type {Record<string, string | number>} */ values = {}) =>
     fill(table[key] ?? key, values);
   const notice = (/** @type {Notice | string} */ said) => {
@@ -49,7 +58,7 @@ function translator(table) {
     const key = `error.${said.code}${typeof params.variant === "string" ? `.${params.variant}` : ""}`;
     if (!said.code || !(key in table)) return said.message;
     // A notice without its values (from an older server) has them read back from its English.
-    const values = Object.keys(params).length ? params : readBack(en[key] ?? "", said.message);
+    const values = Object.keys(params).length ? params : readBack(englishErrors[key] ?? "", said.message);
     return values ? fill(table[key], /** @type {Record<string, string | number>} */ (values)) : said.message;
   };
   return Object.assign(t, { notice });

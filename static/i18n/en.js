@@ -1,8 +1,8 @@
 // Every string the widget shows or speaks (accessible names included), in English: the table
 // other languages translate. Adding a language is one file beside this one, named by its code
-// (`de.js`); keys it leaves out fall back to these. `{name}` marks a value filled in.
-// `error.<code>` (or `error.<code>.<variant>`) is what Python, the server or the worker says
-// by that code (widget/texts.py, server/errors.py): the English here is theirs, word for word.
+// (`de.js`); keys it leaves out fall back to these. `{name}` marks a value filled in. What
+// Python, the server and the worker say arrives in English already: a language's own words
+// for it are its `error.<code>` keys (the English templates are in ./errors.js).
 
 export default {
   "title.new": "New conversation",
@@ -88,59 +88,4 @@ export default {
   "dictate.title": "Dictate a message",
   "dictate.denied": "Dictation needs permission to use the microphone.",
   "dictate.unavailable": "Dictation is not available in this browser right now.",
-  // what Python, the server and the worker say, by code
-  "error.upstream_timeout": "The model service took too long to answer. Try again.",
-  "error.upstream_dropped": "The connection to the model service broke off mid-answer.",
-  "error.upstream_unreachable": "The model service could not be reached. Try again later.",
-  "error.upstream_auth": "The model service refused this server's credentials.",
-  "error.upstream_rate_limited": "The model service is busy or over its quota. Try again shortly.",
-  "error.upstream_rejected": "The model service rejected the request: {detail}",
-  "error.upstream_failed": "The model service failed to answer. Try again later.",
-  "error.upstream_error": "{detail}",
-  "error.upstream_error.unexplained": "The model service reported an error.",
-  "error.upstream_dropped.cut_off": "The model's answer was cut off. Try again.",
-  "error.upstream_dropped.silent": "The answer stopped arriving. Try again.",
-  "error.bad_upstream_response": "The model service sent an answer this server cannot read.",
-  "error.rate_limited": "Too many requests: the limit is {limit} a minute. Try again in {seconds} seconds.",
-  "error.too_many_streams": "Too many answers at once: at most {limit} for one client. Wait for one to finish.",
-  "error.budget_exhausted.client": "The daily budget of {budget} tokens is used up (your budget). It renews at midnight UTC, in {hours} h {minutes} min.",
-  "error.budget_exhausted": "The daily budget of {budget} tokens is used up (this server's budget). It renews at midnight UTC, in {hours} h {minutes} min.",
-  "error.body_too_large": "The request body is larger than the limit of {limit} bytes.",
-  "error.body_timeout": "The request body did not arrive within {seconds} seconds.",
-  "error.model_not_allowed": "The model \"{model}\" is not available here. Use one of: {models}.",
-  "error.origin_not_allowed": "The origin {origin} may not use this chat server.",
-  "error.host_not_allowed": "This chat server does not answer for that host name.",
-  "error.invalid_client_token": "The client token is not valid.",
-  "error.invalid_client_token.expired": "The client token has expired: ask the page for a new one.",
-  "error.invalid_client_token.missing": "This chat server needs a client token (the widget's token).",
-  "error.turn_not_found": "This answer is no longer kept on the chat server (answers are kept for {minutes} minutes), so the rest of it cannot be shown.",
-  "error.turn_not_found.no_redis": "This chat server keeps answers for a reload only with Redis.",
-  "error.store_unavailable": "Answers cannot be picked up right now: the chat server's store is away.",
-  "error.turn_too_long": "The answer took too long and was ended.",
-  "error.server_error": "The chat server failed while writing this answer.",
-  "error.stopped": "Stopped before the answer was finished.",
-  "error.busy": "An answer is still being written: stop it or wait for it to finish.",
-  "error.bug": "Something went wrong inside the chat. The details are in the browser's console.",
-  "error.answer_unreadable": "The model service sent an answer that cannot be read.",
-  "error.empty_answer": "The model sent an empty answer. Try again.",
-  "error.tools_loop": "The model kept calling tools without answering.",
-  "error.model_not_offered": "The model \"{model}\" is not offered here.",
-  "error.model_gone": "This conversation used the model \"{gone}\", which is no longer offered here. It continues with \"{model}\".",
-  "error.no_answer_to_rate": "There is no answer at index {index} to rate.",
-  "error.bad_rating": "A rating is \"good\", \"bad\" or null, not \"{rating}\".",
-  "error.conversation_gone": "That conversation is no longer kept.",
-  "error.conversation_unreadable": "That conversation could not be read. It was left as it is.",
-  "error.title_empty": "A title needs at least one character.",
-  "error.history_off_import": "History is off, so there is nowhere to import conversations to.",
-  "error.history_off_pin": "History is off, so there is nothing to pin.",
-  "error.host_store_orders": "This page keeps conversations in its own store, which decides their order.",
-  "error.changing_elsewhere": "That conversation keeps changing in another tab. Try again.",
-  "error.storage_full": "This conversation is too large for this browser's storage. It stays open here, but it will not be kept after you close the page.",
-  "error.storage_full_of_pins": "This browser's storage is full of pinned conversations. Unpin or forget one to keep this conversation; it stays open here until then.",
-  "error.host_store_failed": "The page's history store failed: {detail}",
-  "error.export_version": "this file is a Chatkeep export of version {version}, and this version of Chatkeep reads version 1 only: nothing was imported",
-  "error.connection_closed": "The connection closed before the answer was complete.",
-  "error.server_unreachable": "The chat server could not be reached ({detail}).",
-  "error.server_answered": "The chat server answered {status}.",
-  "error.starting": "The chat is still starting.",
 };

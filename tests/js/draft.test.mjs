@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { nextDraft } from "../../static/draft.js";
-import { EVENT_DATA, conforms } from "../../static/protocol.js";
+import { EVENT_DATA } from "../../static/protocol.js";
+import { conforms } from "./conforms.mjs";
 
 /** A draft record of answer `answer`; `fields` replace the defaults. */
 const change = (answer, fields = {}) => ({ answer, at: 0, text: "", ...fields });

@@ -314,8 +314,8 @@ def test_what_python_and_the_server_say_shows_in_german(runtime_dir: Path) -> No
 
 
 def test_the_english_table_says_what_python_and_the_server_say() -> None:
-    """static/i18n/en.js holds each English template, word for word, under its code."""
-    script = "import('./static/i18n/en.js').then(m => console.log(JSON.stringify(m.default)))"
+    """static/i18n/errors.js holds each English template, word for word, under its code."""
+    script = "import('./static/i18n/errors.js').then(m => console.log(JSON.stringify(m.default)))"
     run = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True,
                          text=True, cwd=ROOT, timeout=60, check=True)  # fmt: skip
     english = {k[6:]: v for k, v in json.loads(run.stdout).items() if k.startswith("error.")}
