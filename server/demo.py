@@ -259,11 +259,6 @@ def sse_text(*events: dict[str, Any] | str) -> str:
     return "".join(f"data: {e if isinstance(e, str) else json.dumps(e)}\n\n" for e in events)
 
 
-def _sse(body: dict[str, Any], choices: list[dict[str, Any]], **extra: Any) -> bytes:
-    event = chunk(None, model=body.get("model", "demo"), **extra) | {"choices": choices}
-    return sse_text(event).encode()
-
-
 #: one streamed event, and whether it carries a word (a model takes time to write each)
 Event = tuple[bool, bytes]
 
@@ -273,7 +268,7 @@ def reply_events(reply: Reply, body: dict[str, Any]) -> list[Event]:
     its reasoning first, then its tool call or text, the finish, the usage if asked, [DONE]."""
 
     def delta(content: dict[str, Any], finish: str | None = None) -> bytes:
-        return _sse(body, [{"index": 0, "delta": content, "finish_reason": finish}])
+        return sse_text(chunk(content, finish, model=body.get("model", "demo"))).encode()
 
     words = [
         delta({"reasoning_content": piece}) for piece in re.findall(r"\S+\s*", reply.reasoning)
@@ -283,7 +278,8 @@ def reply_events(reply: Reply, body: dict[str, Any]) -> list[Event]:
     words += [delta({"content": piece}) for piece in re.findall(r"\S+\s*", reply.text)]
     end = [delta({}, "tool_calls" if reply.tool_call else "stop")]
     if (body.get("stream_options") or {}).get("include_usage"):
-        end.append(_sse(body, [], usage=_usage(body, reply)))
+        usage = chunk(None, model=body.get("model", "demo"), usage=_usage(body, reply))
+        end.append(sse_text(usage).encode())
     end.append(b"data: [DONE]\n\n")
     first = delta({"role": "assistant", "content": ""})
     return [(False, first), *((True, w) for w in words), *((False, e) for e in end)]

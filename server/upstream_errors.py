@@ -17,7 +17,6 @@ from .errors import TEXTS, APIError
 MAX_ERROR_BODY = 64 * 1024
 #: what every relayed text passes through (`server.redaction.Redactor`)
 Redact = Callable[[str], str]
-BAD_ANSWER = TEXTS["bad_upstream_response"]
 
 
 def bad_answer() -> APIError:
@@ -41,7 +40,8 @@ async def error_from_upstream(response: httpx.Response, redact: Redact) -> APIEr
         if len(body) > MAX_ERROR_BODY:
             break
     try:
-        detail = message_of(json.loads(body).get("error"), redact)
+        said = own_words(json.loads(body).get("error"), redact)
+        detail = TEXTS["upstream_error.unexplained"] if said is None else said
     except (ValueError, AttributeError):
         detail = ""
     status = response.status_code
@@ -56,15 +56,14 @@ async def error_from_upstream(response: httpx.Response, redact: Redact) -> APIEr
 
 def error_event(error: object, redact: Redact) -> APIError:
     """An `error` event mid-stream: the upstream's own words (redacted), or that it said none."""
-    message = error.get("message") if isinstance(error, dict) else None
-    if isinstance(message, str):
-        return APIError.said(502, "upstream_error", detail=redact(message)[:500])
-    return APIError.said(502, "upstream_error.unexplained")
+    said = own_words(error, redact)
+    if said is None:
+        return APIError.said(502, "upstream_error.unexplained")
+    return APIError.said(502, "upstream_error", detail=said)
 
 
-def message_of(error: object, redact: Redact) -> str:
-    """An upstream error's own words, short, with any configured secret they quote redacted."""
+def own_words(error: object, redact: Redact) -> str | None:
+    """An upstream error's own words, short, with any configured secret they quote redacted;
+    None when it gave none."""
     message = error.get("message") if isinstance(error, dict) else None
-    if isinstance(message, str):
-        return redact(message)[:500]
-    return TEXTS["upstream_error.unexplained"]
+    return redact(message)[:500] if isinstance(message, str) else None

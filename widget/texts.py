@@ -60,8 +60,3 @@ TEXTS = {
 def notice(code: str, **params: Any) -> Notice:
     """The notice of `code`, its template filled with `params`."""
     return {"message": TEXTS[code].format(**params), "code": code, "params": params}
-
-
-def plain(message: str) -> Notice:
-    """A notice with no code: shown as it is, in English (details for developers)."""
-    return {"message": message, "code": "", "params": {}}
