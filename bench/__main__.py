@@ -29,6 +29,7 @@ from bench.scale import bench_scale
 from server import Settings, create_app
 from server.demo import DemoTransport
 from widget import Session, read_snapshot
+from widget.conversation import Conversation
 from widget.history import History
 from widget.key_value import MemoryKeyValue
 
@@ -86,11 +87,11 @@ def bench_memory() -> list[dict[str, Any]]:
 def bench_history() -> list[dict[str, Any]]:
     async def keep_many() -> None:
         history = History(MemoryKeyValue(), limit=20)
-        session = Session()
+        live = Conversation()
         for i in range(25):
-            session.load(None)
-            session.set_history(conversation(5 + i % 3))
-            await history.keep(session.snapshot())
+            live.load(None)
+            live.set_history(conversation(5 + i % 3))
+            await history.keep(live.snapshot())
         await history.load()
 
     return [

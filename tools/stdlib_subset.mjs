@@ -74,7 +74,7 @@ def clock() -> str:
 
 
 session = Session(tools=[clock])
-ChangeFeed(session, lambda kind, data: None, lambda at, text, calls: None)
+ChangeFeed(session.conversation, lambda kind, data: None, lambda at, text, calls: None)
 chat = Conversations(session, History(MemoryKeyValue()), Model())
 drive(chat.keeper.start())
 drive(chat.send("What time is it?"))
@@ -83,7 +83,7 @@ drive(chat.import_all(exported))
 read_snapshot(session.export_snapshot())
 widget.compression.inflate(widget.compression.deflate(b"x" * 100))
 try:
-    drive(chat.rename(session.id, " "))
+    drive(chat.rename(session.conversation.id, " "))
 except Exception as exc:
     "".join(traceback.format_exception(exc))
 

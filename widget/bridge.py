@@ -166,7 +166,7 @@ class Bridge:
         session = Session(instructions=options.instructions, model=model, provider=provider,
                           max_tool_calls=options.max_tool_calls)  # fmt: skip
         transport = WorkerTransport(worker)
-        self.feed = ChangeFeed(session, self._emit, self._draft, offer.listed)
+        self.feed = ChangeFeed(session.conversation, self._emit, self._draft, offer.listed)
         self.conversations = Conversations(
             session, make_history(worker, options), transport, listener=self.feed, offer=offer,
             locks=transport, tools=PageTools(worker), generate_title=options.generate_title,

@@ -1,6 +1,6 @@
-"""What the page hears: the changes of the session's state, never the whole state again.
+"""What the page hears: the changes of the conversation's state, never the whole state again.
 
-`ChangeFeed` listens to the session (and, as the `Listener` of `widget.keeper`, to its
+`ChangeFeed` listens to the conversation (and, as the `Listener` of `widget.keeper`, to its
 storage) and emits one event per change, named in `widget.protocol.EVENTS`:
 
     messages  {at, add, turn}   keep the first `at` settled messages, then `add`; `turn`:
@@ -35,12 +35,12 @@ Draft = Callable[[dict[str, Any]], None]
 
 
 class ChangeFeed:
-    """Turns the session's state into events; silent until `start` has sent it whole."""
+    """Turns the conversation's state into events; silent until `start` has sent it whole."""
 
     def __init__(
-        self, session: Conversation, emit: Emit, draft: Draft, models: Sequence[Any] = ()
+        self, conversation: Conversation, emit: Emit, draft: Draft, models: Sequence[Any] = ()
     ) -> None:
-        self._session = session
+        self._conversation = conversation
         self._emit = emit
         self._draft = draft
         self._started = False
@@ -59,12 +59,12 @@ class ChangeFeed:
         self._answer_calls: list[Message] = []
         self._thought_parts = 0
         self._thought_chars = 0
-        session.subscribe(self._changed)
+        conversation.subscribe(self._changed)
 
     def start(self, warning: str | None = None) -> dict[str, Any]:
         """The whole state, once, as the page's start; changes follow as events."""
         self._started = True
-        self._shown = self._session.settled
+        self._shown = self._conversation.settled
         self._meta = self._meta_now()
         return {
             "meta": self._meta,
@@ -112,16 +112,16 @@ class ChangeFeed:
         if kind == "draft":
             self._draft_changed()
             return
-        settled = self._session.settled
+        settled = self._conversation.settled
         at = 0
         limit = min(len(settled), len(self._shown))
         while at < limit and settled[at] is self._shown[at]:
             at += 1
         if at < len(self._shown) or at < len(settled):
-            change = {"at": at, "add": self._added(settled[at:]), "turn": self._session.busy}
+            change = {"at": at, "add": self._added(settled[at:]), "turn": self._conversation.busy}
             self._emit("messages", change)
         self._shown = settled
-        if self._session.answer is None and self._answer is not None:
+        if self._conversation.answer is None and self._answer is not None:
             self._answer = None
             # the answer settled (or failed): no draft now
             self._draft({"answer": self._answer_id, "at": self._answer_chars, "text": "",
@@ -150,7 +150,7 @@ class ChangeFeed:
         return added
 
     def _draft_changed(self) -> None:
-        answer = self._session.answer
+        answer = self._conversation.answer
         if answer is None:
             return
         if answer is not self._answer:
@@ -183,16 +183,16 @@ class ChangeFeed:
             self._send("meta", meta)
 
     def _meta_now(self) -> dict[str, Any]:
-        session = self._session
+        conversation = self._conversation
         return {
-            "id": session.id,
-            "title": session.title,
-            "model": session.model_id,
-            "provider": session.provider,
-            "thinking": session.thinking,
-            "busy": session.busy,
+            "id": conversation.id,
+            "title": conversation.title,
+            "model": conversation.model_id,
+            "provider": conversation.provider,
+            "thinking": conversation.thinking,
+            "busy": conversation.busy,
             "unfinished": self._unfinished,
-            "usage": session.usage,
+            "usage": conversation.usage,
         }
 
     def _send(self, kind: str, data: object) -> None:

@@ -1,8 +1,8 @@
 """One conversation's state: its messages, their versions, its choices and its title.
 
 `Conversation` holds what a snapshot holds, plus the answer being written, and tells its
-listeners what changed; it never talks to a model. `widget.sessions.Session` adds the turn
-loop that extends it.
+listeners what changed; it never talks to a model. `widget.sessions.Session` holds one and
+runs the turn loop that extends it, through the few methods at the end of the class.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from .streams import AnswerBuilder
 from .titles import clean_title, derive_title
 
 #: hears `"messages"` (the settled messages changed), `"draft"` (the answer being written
-#: grew) or `"meta"` (title, model, thinking level, busy)
-#: told the kind of each change ("messages", "draft", "meta"): `Conversation.subscribe`
+#: grew) or `"meta"` (title, model, thinking level, busy): `Conversation.subscribe`
 ChangeListener = Callable[[str], None]
 
 
@@ -153,13 +152,13 @@ class Conversation:
     def set_history(self, messages: object) -> None:
         """Validate, then replace the messages; on `HistoryError` nothing has changed."""
         kept = validate_messages(messages, HistoryError)
-        self._require_idle()
+        self.require_idle()
         self._messages = kept
         self._touch()
 
     def show_version(self, index: int, version: int) -> None:
         """Show version `version` (1-based) of the edited user message at `index`."""
-        self._require_idle()
+        self.require_idle()
         self._messages = versions.with_version(self._messages, index, version)
         self._touch()
 
@@ -219,7 +218,7 @@ class Conversation:
 
     def load(self, snapshot: Snapshot | None) -> None:
         """Open `snapshot` in place (or a new, empty conversation for `None`)."""
-        self._require_idle()
+        self.require_idle()
         self._reset(snapshot)
         self._emit("messages")
         self._emit("meta")
@@ -235,7 +234,42 @@ class Conversation:
         for listener in list(self._listeners):
             listener(kind)
 
-    # -- for the turn loop ---------------------------------------------------------------
+    # -- what the turn loop changes (`widget.sessions.Session`) ---------------------------
+
+    def require_idle(self) -> None:
+        if self.busy:
+            raise TurnError.said("busy")
+
+    def begin_turn(self, messages: list[Message] | None = None) -> None:
+        """A turn starts: busy from the first change anyone hears. `messages` first replaces
+        the settled ones (a retry or an edit rewinds)."""
+        self.require_idle()
+        self._running = True
+        if messages is not None:
+            self._messages = messages
+            self._touch()
+
+    def add(self, message: Message) -> None:
+        """A settled message: the person's, a tool's result, or a whole answer."""
+        self._draft = None
+        self._messages.append(message)
+        self._touch()
+
+    def cut(self, length: int) -> None:
+        """Drop the settled messages from `length` on (tool calls cut by "stop")."""
+        self._messages = self._messages[:length]
+        self._touch()
+
+    def show_answer(self, answer: AnswerBuilder | None) -> None:
+        """The answer being streamed, as it stands now (`None`: none any more)."""
+        self._draft = answer
+        if answer is not None:
+            self._emit("draft")
+
+    def end_turn(self) -> None:
+        self._draft = None
+        self._running = False
+        self._emit("messages")
 
     def _reset(self, snapshot: Snapshot | None) -> None:
         self.id = snapshot.id if snapshot else new_id()
@@ -251,18 +285,10 @@ class Conversation:
         self.usage = None
         self._running = False
 
-    def _append(self, message: Message) -> None:
-        self._messages.append(message)
-        self._touch()
-
     def _touch(self) -> None:
         self.updated = self._clock()
         self.created = self.created or self.updated
         self._emit("messages")
-
-    def _require_idle(self) -> None:
-        if self.busy:
-            raise TurnError.said("busy")
 
 
 def new_id() -> str:

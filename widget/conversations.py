@@ -56,6 +56,7 @@ class Conversations:
         generate_title: bool = False,
     ) -> None:
         self.session = session
+        self.conversation = session.conversation
         self.transport = transport
         self.listener = listener or Unheard()
         self.keeper = Keeper(session, history, self.listener, Claims(locks), offer or Offer())
@@ -78,7 +79,7 @@ class Conversations:
         await self._turn(self.session.edit(index, text, self.transport, self.keeper))
 
     async def show_version(self, index: int, version: int) -> None:
-        self.session.show_version(index, version)
+        self.conversation.show_version(index, version)
         await self.keeper.keep()
 
     async def pick_up(self) -> None:
@@ -100,7 +101,7 @@ class Conversations:
     # -- the live conversation -------------------------------------------------------------
 
     async def save(self) -> dict[str, Any]:
-        return self.session.snapshot().to_dict()
+        return self.conversation.snapshot().to_dict()
 
     async def restore(self, snapshot: object) -> None:
         """Open a host-supplied snapshot (checked strictly), or a new conversation for `None`."""
@@ -116,7 +117,7 @@ class Conversations:
     async def fork(self, index: int) -> str:
         """Store the live conversation, open the turns before message `index`; its text back."""
         await self.stop()
-        forked, text = self.session.fork(index)
+        forked, text = self.conversation.fork(index)
         await self.keeper.keep()
         self.keeper.load(forked)
         await self.keeper.keep()
@@ -134,32 +135,31 @@ class Conversations:
         return read_snapshot(value)
 
     async def set_model(self, model: str) -> None:
-        self.session.set_model(*self.keeper.offer.choose(model))
-        if not self.session.busy:
+        self.conversation.set_model(*self.keeper.offer.choose(model))
+        if not self.conversation.busy:
             await self.keeper.keep()
 
     async def set_thinking(self, level: str) -> None:
-        self.session.set_thinking(level)
-        if not self.session.busy:
+        self.conversation.set_thinking(level)
+        if not self.conversation.busy:
             await self.keeper.keep()
 
     async def set_feedback(self, index: int, rating: str | None) -> None:
         """Rate the answer at `index` "good" or "bad" (`None` takes the rating back)."""
-        self.session.set_feedback(index, rating)
-        if not self.session.busy:
+        self.conversation.set_feedback(index, rating)
+        if not self.conversation.busy:
             await self.keeper.keep()
 
     async def export_markdown(self) -> dict[str, str]:
         """The open conversation as a Markdown file: its `name` and its `text`."""
-        session = self.session
-        return {"name": file_name(session.title),
-                "text": conversation_markdown(session.title, session.settled)}  # fmt: skip
+        title, settled = self.conversation.title, self.conversation.settled
+        return {"name": file_name(title), "text": conversation_markdown(title, settled)}
 
     async def rename(self, conversation_id: str, title: str) -> None:
         if not title.strip():
             raise WidgetError.said("title_empty")
-        if conversation_id == self.session.id:
-            self.session.title = title
+        if conversation_id == self.conversation.id:
+            self.conversation.title = title
             await self.keeper.keep()
             return
         history = self.keeper.history
@@ -173,7 +173,7 @@ class Conversations:
 
     async def open(self, conversation_id: str) -> None:
         history = self.keeper.history
-        if conversation_id == self.session.id:
+        if conversation_id == self.conversation.id:
             return
         entry = history.entry(conversation_id) if history else None
         if history is None or entry is None:
@@ -188,7 +188,7 @@ class Conversations:
         if self.keeper.history is None:
             return
         await self.keeper.history.forget(conversation_id)
-        if conversation_id == self.session.id:
+        if conversation_id == self.conversation.id:
             self.keeper.load(None)
         self.keeper.list()
 
@@ -196,7 +196,7 @@ class Conversations:
         """Pinned conversations are listed first and never given up for room."""
         if self.keeper.history is None:
             raise WidgetError.said("history_off_pin")
-        if conversation_id == self.session.id:
+        if conversation_id == self.conversation.id:
             await self.keeper.keep()  # the open conversation, as it is now
         await self.keeper.history.pin(conversation_id, pinned)
         self.keeper.list()
@@ -204,8 +204,8 @@ class Conversations:
     async def export_all(self) -> str:
         """Every kept conversation (the live one first) as one JSON file's text."""
         await self.keeper.keep()
-        history, session = self.keeper.history, self.session
-        unkept = session.snapshot() if history is None and not session.is_empty else None
+        history, conversation = self.keeper.history, self.conversation
+        unkept = conversation.snapshot() if history is None and not conversation.is_empty else None
         return await export_text(history, unkept)
 
     async def import_all(self, text: str) -> dict[str, int]:
@@ -216,7 +216,7 @@ class Conversations:
             raise WidgetError.said("history_off_import")
         read = read_export(text)
         imported = await keep_newer(
-            self.keeper.history, read, self.keeper.live(), self.session.now()
+            self.keeper.history, read, self.keeper.live(), self.conversation.now()
         )
         self.keeper.list()
         return imported.to_dict()
@@ -225,7 +225,7 @@ class Conversations:
         await self.keeper.storage_changed(key)
 
     async def search(self, query: str) -> list[str]:
-        return await self.index.search(query, self.session.id, self.session.settled)
+        return await self.index.search(query, self.conversation.id, self.conversation.settled)
 
     # -- tools and lifetime ----------------------------------------------------------------
 
@@ -280,4 +280,4 @@ class Conversations:
         history = self.session.get_history()
         users = sum(1 for m in history if m["role"] == "user")
         answered = any(m["role"] == "assistant" and "error" not in m for m in history)
-        return users == 1 and answered and not self.session.has_own_title
+        return users == 1 and answered and not self.conversation.has_own_title

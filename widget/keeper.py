@@ -69,6 +69,7 @@ class Keeper:
         offer: Offer,
     ) -> None:  # fmt: skip
         self.session = session
+        self.conversation = session.conversation
         self.history = history
         self.listener = listener
         self.claims = claims
@@ -96,32 +97,32 @@ class Keeper:
 
     async def keep(self) -> None:
         """Store the live conversation's settled state, unless it is empty."""
-        if self.history is None or self.session.is_empty:
+        if self.history is None or self.conversation.is_empty:
             return
         # One write at a time, each of the state as it is when its turn comes: two writes
         # interleaving could land the older state last.
         async with self._writing:
-            session = self.session
-            pending = session.turn or self.unfinished or ""
+            conversation = self.conversation
+            pending = self.session.turn or self.unfinished or ""
             try:
                 stored = await self.history.keep(
-                    session.snapshot(), named=session.named, pending=pending
+                    conversation.snapshot(), named=conversation.named, pending=pending
                 )
             except StorageFull as exc:
                 self.listener.alert(exc.notice())
                 return
-            if stored.id != session.id:
-                session.id = stored.id  # another tab moved it on: ours continues as a new one
-            if stored.named and stored.title != session.title:
-                session.adopt_title(stored.title)  # renamed in another tab: the name wins
+            if stored.id != conversation.id:
+                conversation.id = stored.id  # another tab moved it on: ours continues as a new one
+            if stored.named and stored.title != conversation.title:
+                conversation.adopt_title(stored.title)  # renamed in another tab: the name wins
         self.list()
 
     def load(self, snapshot: Snapshot | None, entry: Entry | None = None) -> None:
         """Open `snapshot` (None: a new conversation) with what its `entry` says; every
         claim on a turn but the one it leaves unfinished is given back."""
-        self.session.load(snapshot)
+        self.conversation.load(snapshot)
         if entry is not None and entry.named:
-            self.session.adopt_title(entry.title)
+            self.conversation.adopt_title(entry.title)
         self.unfinished = entry.pending if entry is not None and entry.pending else None
         self.claims.let_go(keep=self.unfinished)
         self.listener.unfinished(self.unfinished is not None)
@@ -139,36 +140,36 @@ class Keeper:
 
     def live(self) -> tuple[str, ...]:
         """The open conversation, once kept: never given up to make room for another."""
-        return () if self.session.is_empty else (self.session.id,)
+        return () if self.conversation.is_empty else (self.conversation.id,)
 
     async def storage_changed(self, key: str) -> None:
         """Another tab changed `key`: follow a rename, keep what it gave up, list again."""
         if self.history is None:
             return
-        session = self.session
-        before = self.history.entry(session.id)
+        conversation = self.conversation
+        before = self.history.entry(conversation.id)
         if not await self.history.changed(key):
             return
-        live = self.history.entry(session.id)
+        live = self.history.entry(conversation.id)
         # (`changed` was true: `key` is a meta key of this history's; is it the open one's?)
-        open_meta = storage_key("meta", "", session.id)
-        if live is None and key.endswith(open_meta) and not session.is_empty:
+        open_meta = storage_key("meta", "", conversation.id)
+        if live is None and key.endswith(open_meta) and not conversation.is_empty:
             # Another tab gave up (or forgot) the conversation open here: keep it again, so
             # what this tab shows is never lost with it, under the name a person gave it
             # there, if one did (this tab, a turn behind, had not taken it).
-            if before is not None and before.named and not session.named:
-                session.adopt_title(before.title)
+            if before is not None and before.named and not conversation.named:
+                conversation.adopt_title(before.title)
             await self.keep()
             return
         if (
             live is not None
             and live.named
-            and (live.updated, live.size) == (session.updated, len(session.settled))
-            and live.title != session.title
+            and (live.updated, live.size) == (conversation.updated, len(conversation.settled))
+            and live.title != conversation.title
         ):
             # Another tab renamed the open conversation and added no turns: take the name.
-            session.adopt_title(live.title)
-            await self.history.accept(session.id)
+            conversation.adopt_title(live.title)
+            await self.history.accept(conversation.id)
         self.list()
 
     # -- TurnHooks: what a running turn tells -----------------------------------------------
@@ -198,8 +199,8 @@ class Keeper:
 
     def _on_offered_model(self) -> None:
         """A conversation opened on a model no longer offered continues on the default one."""
-        gone, default = self.session.model_id, self.offer.default
+        gone, default = self.conversation.model_id, self.offer.default
         if default is None or gone in self.offer:
             return
-        self.session.set_model(*self.offer.choose(default))
+        self.conversation.set_model(*self.offer.choose(default))
         self.listener.alert(notice("model_gone", gone=gone, model=default))

@@ -7,11 +7,10 @@ model and batches of answer chunks back. In the browser the transport is the wor
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from . import versions
+from . import snapshots, versions
 from .conversation import Conversation
 from .errors import NoSuchMessage, TurnError, WidgetError
 from .messages import Message, validate_messages
@@ -20,7 +19,7 @@ from .request_bodies import chat_request, title_request
 from .streams import AnswerBuilder
 from .texts import Notice, notice
 from .titles import clean_title
-from .tools import Tool, tool_from_callable
+from .tools import Tool, run_call, tool_from_callable, unrun
 
 MAX_TOOL_ROUNDS = 8
 #: tool calls run per answer (the server's `CHATKEEP_MAX_TOOL_CALLS`); the rest are answered
@@ -50,11 +49,13 @@ class TurnHooks(Protocol):
         """The turn is over: called before listeners hear that it has settled."""
 
 
-class Session(Conversation):
-    """A conversation with a model: history, choices (model, thinking level, title) and tools.
+class Session:
+    """A conversation with a model: the `conversation` (history, choices, title), the tools,
+    the operator's instructions, and the turn loop that asks the model.
 
-    Listeners hear `"messages"` when the settled conversation changes, `"draft"` while an
-    answer streams, and `"meta"` when the title, model, thinking level or `busy` change.
+    The conversation's listeners hear every change a turn makes. The few methods the public
+    Python API names (`get_history`, `set_history`, snapshots, `pending_tool_calls`) are
+    here too, as the conversation's.
     """
 
     def __init__(
@@ -67,7 +68,7 @@ class Session(Conversation):
         clock: Callable[[], int] | None = None,
         max_tool_calls: int = MAX_TOOL_CALLS,
     ) -> None:
-        super().__init__(model=model, provider=provider, clock=clock)
+        self.conversation = Conversation(model=model, provider=provider, clock=clock)
         self.instructions = instructions
         self.max_tool_calls = max_tool_calls
         self.tools: dict[str, Tool] = {}
@@ -77,6 +78,26 @@ class Session(Conversation):
         self._hooks: TurnHooks | None = None
         #: the server's id of the answer being streamed, while a reload could pick it up
         self.turn: str | None = None
+
+    # -- the public Python API's conversation members -----------------------------------
+
+    def get_history(self) -> list[Message]:
+        return self.conversation.get_history()
+
+    def set_history(self, messages: object) -> None:
+        self.conversation.set_history(messages)
+
+    def export_snapshot(self) -> str:
+        return self.conversation.export_snapshot()
+
+    def import_snapshot(
+        self, text: str | bytes, max_size_bytes: int = snapshots.DEFAULT_MAX_SIZE_BYTES
+    ) -> None:
+        self.conversation.import_snapshot(text, max_size_bytes)
+
+    @property
+    def pending_tool_calls(self) -> list[Message]:
+        return self.conversation.pending_tool_calls
 
     # -- turns -----------------------------------------------------------------------------
 
@@ -89,13 +110,12 @@ class Session(Conversation):
         hooks: TurnHooks | None = None,
     ) -> Message:
         """Add a user message and run the model (and its tool calls) until it answers."""
-        self._require_idle()
         message: Message = {"role": "user", "content": text}
         if attachments:
             message["attachments"] = [dict(a) for a in attachments]
         [message] = validate_messages([message], TurnError)
-        self._running = True  # busy from the first change listeners hear
-        self._append(message)
+        self.conversation.begin_turn()
+        self.conversation.add(message)
         return await self._run(transport, hooks)
 
     async def resume(
@@ -103,21 +123,20 @@ class Session(Conversation):
     ) -> Message:
         """Pick up the answer the server kept writing under `turn` (after a reload), and
         carry on from it as `send` would have: tool calls run, the turn is stored once done."""
-        self._require_idle()
-        if not self._messages or self._messages[-1]["role"] not in ("user", "tool"):
+        settled = self.conversation.settled
+        if not settled or settled[-1]["role"] not in ("user", "tool"):
             raise NoSuchMessage("there is no unanswered message to pick an answer up for")
-        self._running = True
+        self.conversation.begin_turn()
         return await self._run(transport, hooks, resume=turn)
 
     async def retry(
         self, index: int, transport: Transport, hooks: TurnHooks | None = None
     ) -> Message:
         """Run the user message at `index` again, replacing everything after it."""
-        self._require_idle()
-        versions.user_message(self._messages, index, "retry")
-        self._running = True
-        self._messages = self._messages[: index + 1]
-        self._touch()
+        settled = self.conversation.settled
+        self.conversation.require_idle()
+        versions.user_message(settled, index, "retry")
+        self.conversation.begin_turn(list(settled[: index + 1]))
         return await self._run(transport, hooks)
 
     async def edit(
@@ -128,17 +147,16 @@ class Session(Conversation):
         The earlier version (the message and the answers after it) stays in the message's
         `versions`, reachable with `show_version`; the new one is shown, last of all.
         """
-        self._require_idle()
-        message = versions.user_message(self._messages, index, "edit")
+        settled = self.conversation.settled
+        self.conversation.require_idle()
+        message = versions.user_message(settled, index, "edit")
         [edit] = validate_messages([{**message, "content": text}], TurnError)
-        self._running = True
-        self._messages = versions.edited(self._messages, index, edit)
-        self._touch()
+        self.conversation.begin_turn(versions.edited(settled, index, edit))
         return await self._run(transport, hooks)
 
     def stop(self) -> None:
         """Ask the running turn to end; the transport is expected to abort its request too."""
-        if self.busy:
+        if self.conversation.busy:
             self._stop_requested = True
 
     async def generate_title(self, transport: Transport) -> str:
@@ -147,26 +165,28 @@ class Session(Conversation):
         The answer is used only if, when it lands, the same conversation is still open and
         nobody has named it meanwhile: a person's name always wins.
         """
-        conversation = self.id
+        conversation = self.conversation
+        asked_about = conversation.id
         try:
             builder = AnswerBuilder()
-            request = title_request(self._messages, model=self.model_id)
+            request = title_request(conversation.settled, model=conversation.model_id)
             async for batch in transport.complete(request):
                 for chunk in batch:
                     builder.feed(chunk)
         except WidgetError:
-            return self.title
-        if self.id == conversation:
-            self.offer_title(clean_title(builder.text))
-        return self.title
+            return conversation.title
+        if conversation.id == asked_about:
+            conversation.offer_title(clean_title(builder.text))
+        return conversation.title
 
     def request(self) -> dict[str, Any]:
         """The request body that continues the conversation as it stands."""
+        conversation = self.conversation
         return chat_request(
-            self._messages,
+            conversation.settled,
             instructions=self.instructions,
-            model=self.model_id,
-            thinking=self.thinking,
+            model=conversation.model_id,
+            thinking=conversation.thinking,
             tools=self.tools.values(),
         )
 
@@ -185,7 +205,7 @@ class Session(Conversation):
     async def _run(
         self, transport: Transport, hooks: TurnHooks | None, resume: str | None = None
     ) -> Message:
-        self._running = True
+        conversation = self.conversation
         self._stop_requested = False
         self._hooks = hooks
         try:
@@ -194,33 +214,32 @@ class Session(Conversation):
                 resume = None
                 if "error" in answer or not answer.get("tool_calls"):
                     return answer
-                calls_at = len(self._messages) - 1
+                calls_at = len(conversation.settled) - 1
                 for number, call in enumerate(answer["tool_calls"]):
                     if number >= self.max_tool_calls:
-                        self._append(_unrun(call, TOO_MANY_TOOL_CALLS))
+                        conversation.add(unrun(call, TOO_MANY_TOOL_CALLS))
                         continue
-                    result = await self._run_tool(call)
+                    result = await run_call(self.tools, call)
                     if self._stop_requested:
                         # Stopped while tools ran (or waited for approval): the calls are cut,
                         # never kept half-answered, so a new call is approved afresh.
-                        self._messages = self._messages[:calls_at]
+                        conversation.cut(calls_at)
                         return self._fail(AnswerBuilder(), notice("stopped"))
-                    self._append(result)
+                    conversation.add(result)
             return self._fail(AnswerBuilder(), notice("tools_loop"))
         finally:
-            self._draft = None
+            conversation.show_answer(None)
             try:
                 if hooks is not None:
                     await hooks.turn_ending()  # stored before anyone hears the turn has settled
             finally:
-                self._running = False
                 self._hooks = None
-                self._emit("messages")
+                conversation.end_turn()
 
     async def _stream_answer(self, transport: Transport, resume: str | None) -> Message:
-        builder = AnswerBuilder(clock=lambda: self._clock() / 1000)
-        self._draft = builder
-        self._emit("draft")
+        conversation = self.conversation
+        builder = AnswerBuilder(clock=lambda: conversation.now() / 1000)
+        conversation.show_answer(builder)
         self.turn = resume
         chunks = transport.resume(resume) if resume else transport.complete(self.request())
         try:
@@ -232,7 +251,7 @@ class Session(Conversation):
                         await self._turn_named(chunk[TURN_KEY])
                     else:
                         builder.feed(chunk)
-                self._emit("draft")
+                conversation.show_answer(builder)
         except TurnError as exc:
             return self._fail(builder, notice("stopped") if self._stop_requested else exc.notice())
         finally:
@@ -241,10 +260,9 @@ class Session(Conversation):
             return self._fail(builder, notice("stopped"))
         if builder.finish_reason is None and not builder.content and not builder.tool_calls:
             return self._fail(builder, notice("empty_answer"))
-        self.usage = builder.usage
+        conversation.usage = builder.usage
         message = builder.message()
-        self._draft = None
-        self._append(message)
+        conversation.add(message)
         return message
 
     async def _turn_named(self, turn: str) -> None:
@@ -252,39 +270,11 @@ class Session(Conversation):
         if self._hooks is not None:
             await self._hooks.turn_named(turn)
 
-    async def _run_tool(self, call: Message) -> Message:
-        name = call["function"]["name"]
-        result: Message = {"role": "tool", "tool_call_id": call["id"], "name": name}
-        tool = self.tools.get(name)
-        if tool is None:
-            result["content"] = f'Error: there is no tool named "{name}".'
-            return result
-        try:
-            arguments = json.loads(call["function"]["arguments"] or "{}")
-            if not isinstance(arguments, dict):
-                raise ValueError("arguments must be a JSON object")
-        except ValueError as exc:
-            result["content"] = f"Error: the arguments are not valid JSON ({exc})."
-            return result
-        try:
-            output = await tool.run(arguments)
-        except Exception as exc:  # a tool's failure is the model's to read, not the session's
-            output = f"Error: {exc}"
-        result["content"] = output if isinstance(output, str) else json.dumps(output)
-        return result
-
     def _fail(self, builder: AnswerBuilder, reason: Notice) -> Message:
         message: Message = {"role": "assistant", "content": builder.text,
                             "error": reason["message"]}  # fmt: skip
         if reason["code"]:  # for the page to say in its language (widget.texts)
             message |= {"error_code": reason["code"], "error_params": reason["params"]}
         message |= builder.thought()  # what the model thought before it was stopped is kept
-        self._draft = None
-        self._append(message)
+        self.conversation.add(message)
         return message
-
-
-def _unrun(call: Message, why: str) -> Message:
-    """The result of a call that was not run, saying why (the model reads it)."""
-    name = call["function"]["name"]
-    return {"role": "tool", "tool_call_id": call["id"], "name": name, "content": why}

@@ -13,7 +13,7 @@ import json
 import re
 import types
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,3 +109,33 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
         elif in_args and (match := _ARG_LINE.match(line)):
             arg_docs[match.group(1)] = match.group(2).strip()
     return summary, arg_docs
+
+
+async def run_call(tools: Mapping[str, Tool], call: dict[str, Any]) -> dict[str, Any]:
+    """Run one of the model's tool calls: its result message, an error the model can read
+    when the tool is unknown, the arguments are not a JSON object, or the tool fails."""
+    name = call["function"]["name"]
+    result: dict[str, Any] = {"role": "tool", "tool_call_id": call["id"], "name": name}
+    tool = tools.get(name)
+    if tool is None:
+        result["content"] = f'Error: there is no tool named "{name}".'
+        return result
+    try:
+        arguments = json.loads(call["function"]["arguments"] or "{}")
+        if not isinstance(arguments, dict):
+            raise ValueError("arguments must be a JSON object")
+    except ValueError as exc:
+        result["content"] = f"Error: the arguments are not valid JSON ({exc})."
+        return result
+    try:
+        output = await tool.run(arguments)
+    except Exception as exc:  # a tool's failure is the model's to read, not the session's
+        output = f"Error: {exc}"
+    result["content"] = output if isinstance(output, str) else json.dumps(output)
+    return result
+
+
+def unrun(call: dict[str, Any], why: str) -> dict[str, Any]:
+    """The result of a call that was not run, saying why (the model reads it)."""
+    name = call["function"]["name"]
+    return {"role": "tool", "tool_call_id": call["id"], "name": name, "content": why}

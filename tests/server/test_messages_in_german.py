@@ -226,7 +226,7 @@ def said_by_the_widget() -> list[Notice]:
     said.append(caught(lambda: kept.open("not-kept")))
     asyncio.run(kept.keeper.start())
     said.append(caught(lambda: kept.open("torn")))
-    said.append(caught(lambda: kept.rename(kept.session.id, " ")))
+    said.append(caught(lambda: kept.rename(kept.conversation.id, " ")))
     said.append(caught(lambda: kept.set_model("gpt-9")))
     old = {"version": 1, "id": "c1", "title": "Old", "created": 1, "updated": 1,
            "model": "retired", "thinking": "off",
@@ -242,7 +242,7 @@ def said_by_the_widget() -> list[Notice]:
     full = Session()
     full.set_history([{"role": "user", "content": "x" * 100}])
     try:
-        asyncio.run(History(MemoryKeyValue(quota=50)).keep(full.snapshot()))
+        asyncio.run(History(MemoryKeyValue(quota=50)).keep(full.conversation.snapshot()))
     except StorageFull as exc:
         said.append(exc.notice())
     said += said_about_pins_and_ratings(full)
@@ -252,17 +252,17 @@ def said_by_the_widget() -> list[Notice]:
 def said_about_pins_and_ratings(full: Session) -> list[Notice]:
     said = [caught(lambda: Conversations(Session(), None, Scripted()).pin("x", True))]
     said.append(caught(lambda: HostedHistory(None).pin("x", True)))  # type: ignore[arg-type]
-    said.append(caught(lambda: full.set_feedback(0, "good")))
+    said.append(caught(lambda: full.conversation.set_feedback(0, "good")))
     full.set_history([{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}])
-    said.append(caught(lambda: full.set_feedback(1, "meh")))
+    said.append(caught(lambda: full.conversation.set_feedback(1, "meh")))
     store = MemoryKeyValue(quota=800)
     pinned = History(store)
-    asyncio.run(pinned.keep(full.snapshot()))
-    asyncio.run(pinned.pin(full.id, True))
+    asyncio.run(pinned.keep(full.conversation.snapshot()))
+    asyncio.run(pinned.pin(full.conversation.id, True))
     big = Session()
     big.set_history([{"role": "user", "content": "x" * 600}])
     try:
-        asyncio.run(pinned.keep(big.snapshot()))
+        asyncio.run(pinned.keep(big.conversation.snapshot()))
     except StorageFull as exc:
         said.append(exc.notice())
 
@@ -270,7 +270,7 @@ def said_about_pins_and_ratings(full: Session) -> list[Notice]:
         raise Conflict("another tab")
 
     store.write = always_changed  # type: ignore[method-assign]
-    said.append(caught(lambda: pinned.pin(full.id, False)))
+    said.append(caught(lambda: pinned.pin(full.conversation.id, False)))
     return said
 
 

@@ -290,7 +290,7 @@ def reloaded_mid_answer(host: FakeHost) -> Bridge:
     still writing under turn "T1" when the page went away."""
     asked = Session()
     asked.set_history([{"role": "user", "content": "Why tides?"}])
-    run(History(host.store).keep(asked.snapshot(), pending="T1"))
+    run(History(host.store).keep(asked.conversation.snapshot(), pending="T1"))
     return Bridge(host, json.dumps({"history": "local", "models": [{"id": "demo"}]}))
 
 

@@ -43,7 +43,7 @@ def started(*answers: list[Any], store: MemoryKeyValue | None = None) -> tuple[
     offer = Offer(OFFERED)
     ticks = iter(range(1, 10**6))
     session = Session(model="demo", clock=lambda: next(ticks))
-    feed = ChangeFeed(session, page.emit, page.draft, offer.listed)
+    feed = ChangeFeed(session.conversation, page.emit, page.draft, offer.listed)
     conversations = Conversations(
         session, History(store or MemoryKeyValue()), ScriptedTransport(*answers),
         listener=feed, offer=offer,
@@ -111,7 +111,7 @@ def test_meta_never_repeats_the_models_and_a_turn_sends_them_never() -> None:
 def test_the_offered_models_are_sent_only_when_they_change() -> None:
     session = Session(model="demo")
     page = Page()
-    feed = ChangeFeed(session, page.emit, page.draft, OFFERED)
+    feed = ChangeFeed(session.conversation, page.emit, page.draft, OFFERED)
     feed.start()
     feed.models(list(OFFERED))
     assert page.of("models") == []
@@ -160,7 +160,7 @@ def test_opening_another_conversation_sends_it_whole_once() -> None:
 def test_the_history_list_travels_as_per_entry_changes() -> None:
     conversations, page, _ = started(streamed("one", 1), streamed("two", 1), streamed("3", 1))
     run(conversations.send("first"))
-    first = conversations.session.id
+    first = conversations.conversation.id
     [added] = page.of("history")
     entry = {"id": first, "title": "first", "updated": added["set"][0]["updated"], "pinned": False}
     assert added == {"set": [entry], "drop": [], "order": [first]}
@@ -169,7 +169,7 @@ def test_the_history_list_travels_as_per_entry_changes() -> None:
     assert [e["id"] for e in changed["set"]] == [first] and "order" not in changed
     run(conversations.restore(None))
     run(conversations.send("second"))
-    second = conversations.session.id
+    second = conversations.conversation.id
     newest = page.of("history")[-1]
     assert [e["id"] for e in newest["set"]] == [second] and newest["order"] == [second, first]
     page.events.clear()

@@ -158,7 +158,7 @@ class World:
         self.tab = self.open_tab()
 
     def other_id(self, pick: int) -> str | None:
-        ids = [e["id"] for e in listing(self.tab) if e["id"] != self.tab.session.id]
+        ids = [e["id"] for e in listing(self.tab) if e["id"] != self.tab.conversation.id]
         return ids[pick % len(ids)] if ids else None
 
     def step(self, action: str, value: Any) -> bool:
@@ -170,20 +170,20 @@ class World:
             if action == "send":
                 run(self.tab.send("Question " + "x" * value))
             elif action == "send_renaming_during_title":
-                if session.is_empty:
+                if session.conversation.is_empty:
 
                     def rename() -> None:
-                        session.title = "Named while titling"
-                        names[session.id] = session.title
+                        session.conversation.title = "Named while titling"
+                        names[session.conversation.id] = session.conversation.title
 
                     self.model.during_title = rename
                 run(self.tab.send(f"First question {value}"))
                 self.model.during_title = None
-                if session.named:
+                if session.conversation.named:
                     run(self.tab.keeper.keep())
-            elif action == "rename_live" and not session.is_empty:
-                run(self.tab.rename(session.id, value))
-                names[session.id] = clean_title(value)
+            elif action == "rename_live" and not session.conversation.is_empty:
+                run(self.tab.rename(session.conversation.id, value))
+                names[session.conversation.id] = clean_title(value)
             elif action == "rename_other" and (other := self.other_id(value)):
                 run(self.tab.rename(other, f"Renamed {value}"))
                 names[other] = f"Renamed {value}"
@@ -217,8 +217,8 @@ class World:
             self.store.crash_after = None
         if len(self.alerts) > alerts:
             return False  # the person was told this one was not kept
-        self.named.update({self.tab.session.id if k == session.id else k: v
-                           for k, v in names.items()})  # fmt: skip
+        live, was = self.tab.conversation.id, session.conversation.id
+        self.named.update({live if k == was else k: v for k, v in names.items()})
         return True
 
     def other_tab_opens(self, pick: int) -> tuple[Entry, Snapshot] | None:
@@ -277,21 +277,21 @@ class World:
                 assert not entry.title.startswith("Generated title"), entry
         # (a) what was last stored of the open conversation is there after a restart
         session = self.tab.session
-        if session.id in self.written:
-            stored = run(fresh.read(session.id))
+        if session.conversation.id in self.written:
+            stored = run(fresh.read(session.conversation.id))
             assert stored is not None, "the open conversation was lost"
-            expected = self.written[session.id]
+            expected = self.written[session.conversation.id]
             # Another tab may have continued it since: this tab's turns come first.
             assert stored["messages"][: len(expected)] == expected
         # ... and what settled since was stored too, unless the person was told (an alert
         # holds until the conversation is next stored whole)
-        settled = repair([dict(m) for m in session.settled])
+        settled = repair([dict(m) for m in session.conversation.settled])
         if not kept:
             self.told = True
-        elif self.written.get(session.id) == settled:
+        elif self.written.get(session.conversation.id) == settled:
             self.told = False
-        if not self.told and not session.is_empty:
-            assert self.written.get(session.id) == settled
+        if not self.told and not session.conversation.is_empty:
+            assert self.written.get(session.conversation.id) == settled
 
 
 @settings(max_examples=300, deadline=None)

@@ -10,19 +10,20 @@ import pytest
 from scripted import Heard, ScriptedTransport, answer, listing, run
 
 from widget import Session
+from widget.conversation import Conversation
 from widget.conversations import Conversations
 from widget.history import History
 from widget.key_value import Conflict, MemoryKeyValue, StorageFull
 from widget.snapshots import from_dict
 
 
-def conversation(text: str, updated: int, size: int = 10) -> Session:
+def conversation(text: str, updated: int, size: int = 10) -> Conversation:
     clock = iter(range(updated, updated + 1000))
-    session = Session(clock=lambda: next(clock))
-    session.set_history(
+    made = Conversation(clock=lambda: next(clock))
+    made.set_history(
         [{"role": "user", "content": text}, {"role": "assistant", "content": "x" * size}]
     )
-    return session
+    return made
 
 
 def test_keys_are_prefixed_and_per_conversation() -> None:
@@ -195,22 +196,22 @@ def test_a_generated_title_is_stored_and_a_failed_one_keeps_the_derived() -> Non
 def test_new_open_forget_and_fork() -> None:
     conversations, _ = make(False, answer("one"), answer("two"), answer("three"))
     run(conversations.send("first chat"))
-    first = conversations.session.id
+    first = conversations.conversation.id
     run(conversations.restore(None))
     run(conversations.send("second chat"))
     run(conversations.send("more"))
-    second = conversations.session.id
+    second = conversations.conversation.id
     assert [e["id"] for e in listing(conversations)] == [second, first]
     run(conversations.open(first))
     assert conversations.session.get_history()[0]["content"] == "first chat"
     text = run(conversations.fork(0))
-    assert text == "first chat" and conversations.session.is_empty
+    assert text == "first chat" and conversations.conversation.is_empty
     run(conversations.open(second))
     text = run(conversations.fork(2))
     assert text == "more"
     assert len(listing(conversations)) == 3  # the fork holds the first turn of the second chat
-    run(conversations.forget(conversations.session.id))
-    assert conversations.session.is_empty
+    run(conversations.forget(conversations.conversation.id))
+    assert conversations.conversation.is_empty
     assert len(listing(conversations)) == 2
 
 
@@ -223,21 +224,25 @@ def test_restore_is_strict_and_cuts_unanswered_calls() -> None:
                      {"role": "assistant", "content": None, "tool_calls": [call]}],
     }  # fmt: skip
     run(conversations.restore(snapshot))
-    session = conversations.session
-    assert (session.id, session.title, session.model, session.thinking) == (
-        "host1", "From the host", "m", "low")  # fmt: skip
-    assert session.get_history() == [{"role": "user", "content": "weather?"}]
+    live = conversations.conversation
+    assert (live.id, live.title, live.model, live.thinking) == (
+        "host1",
+        "From the host",
+        "m",
+        "low",
+    )
+    assert live.get_history() == [{"role": "user", "content": "weather?"}]
     with pytest.raises(ValueError, match="unsupported snapshot version"):
         run(conversations.restore({"version": 3, "messages": []}))
-    assert session.id == "host1"
+    assert live.id == "host1"
 
 
 def test_rename_the_live_or_a_kept_conversation() -> None:
     conversations, store = make(False, answer("one"), answer("two"))
     run(conversations.send("first"))
-    first = conversations.session.id
+    first = conversations.conversation.id
     run(conversations.rename(first, "  Live rename  "))
-    assert conversations.session.title == "Live rename"
+    assert conversations.conversation.title == "Live rename"
     run(conversations.restore(None))
     run(conversations.send("second"))
     run(conversations.rename(first, "Renamed while closed"))
@@ -362,12 +367,12 @@ def test_a_rename_while_the_title_is_generated_wins() -> None:
     session = conversations.session
     # The person renames just as the title request streams its first batch.
     transport.on_batch = lambda: (
-        run(conversations.rename(session.id, "My name for it"))
-        if len(transport.requests) == 2 and not session.named
+        run(conversations.rename(session.conversation.id, "My name for it"))
+        if len(transport.requests) == 2 and not session.conversation.named
         else None
     )
     run(conversations.send("Hi"))
-    assert session.title == "My name for it"
+    assert session.conversation.title == "My name for it"
     assert listing(conversations)[0]["title"] == "My name for it"
 
 
@@ -385,7 +390,7 @@ def test_a_rename_in_another_tab_wins_and_makes_no_copy() -> None:
     snapshot = from_dict(run(tab_b.read(entry.id)))
     run(tab_b.keep(replace(snapshot, title="Named in B"), named=True))
     run(tab_a.storage_changed(f"chatkeep:meta:{entry.id}"))  # the browser's storage event
-    assert tab_a.session.title == "Named in B"
+    assert tab_a.conversation.title == "Named in B"
     run(tab_a.send("And then?"))  # A's next turn keeps B's name, in place
     assert [e["title"] for e in listing(tab_a)] == ["Named in B"]
 
@@ -403,7 +408,7 @@ def test_search_finds_words_in_titles_and_messages_reading_each_conversation_onc
     ids = []
     for question in ("Tell me about birds", "How do I bake bread?", "Where does it flow?"):
         run(conversations.send(question))
-        ids.append(conversations.session.id)
+        ids.append(conversations.conversation.id)
         run(conversations.restore(None))
     birds, bread, river = ids
     assert run(conversations.search("HERONS")) == [birds]
@@ -422,7 +427,7 @@ def test_searching_never_lets_this_tab_write_over_another_tab_s_turns() -> None:
     tab_a = Conversations(Session(), History(store), transport, listener=Heard())
     run(tab_a.keeper.start())
     run(tab_a.send("Shared start"))
-    shared = tab_a.session.id
+    shared = tab_a.conversation.id
     tab_b = History(store)
     run(tab_b.load())
     snapshot = from_dict(run(tab_b.read(shared)))
@@ -509,5 +514,5 @@ def test_pin_through_the_facade_keeps_the_open_conversation_first() -> None:
                                   ScriptedTransport(answer("Hi")), listener=heard)  # fmt: skip
     run(conversations.keeper.start())
     run(conversations.send("Hello"))
-    run(conversations.pin(conversations.session.id, True))
-    assert heard.entries[0].pinned and heard.entries[0].id == conversations.session.id
+    run(conversations.pin(conversations.conversation.id, True))
+    assert heard.entries[0].pinned and heard.entries[0].id == conversations.conversation.id

@@ -64,8 +64,9 @@ def prepared_session() -> tuple[Session, tuple[Any, ...]]:
 
 
 def state_of(session: Session) -> tuple[Any, ...]:
+    live = session.conversation
     return (session.export_snapshot(), session.get_history(), session.pending_tool_calls,
-            session.title, session.model, session.thinking, session.id)  # fmt: skip
+            live.title, live.model, live.thinking, live.id)  # fmt: skip
 
 
 @given(json_values)

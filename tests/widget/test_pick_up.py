@@ -110,7 +110,7 @@ def reload_mid_answer(server: KeepingServer, tabs: Tabs) -> tuple[MemoryKeyValue
     run(tab.send("Tell me about tides"))  # this page's own ending is never stored
     server.after_batch = None
     tabs.reload("a")
-    return survived, tab.session.id
+    return survived, tab.conversation.id
 
 
 def metas(store: MemoryKeyValue) -> list[dict[str, Any]]:
@@ -131,7 +131,7 @@ def test_after_a_reload_the_answer_is_picked_up_and_stored_complete() -> None:
     store, conversation = reload_mid_answer(server, tabs)
 
     tab, alerts = open_tab(store, server, tabs)
-    assert tab.session.id == conversation  # opened again, not a new conversation
+    assert tab.conversation.id == conversation  # opened again, not a new conversation
     assert tab.keeper.unfinished == "turn-1"
     run(tab.pick_up())
     settled = tab.session.get_history()[-1]
@@ -154,7 +154,7 @@ def test_a_second_tab_leaves_an_answer_another_tab_is_reading() -> None:
     assert reading.keeper.unfinished == "turn-1"
 
     other, _ = open_tab(store, server, tabs, "b")
-    assert other.session.id != conversation and other.keeper.unfinished is None
+    assert other.conversation.id != conversation and other.keeper.unfinished is None
     run(other.open(conversation))  # opened by hand: shown, but not picked up twice
     assert other.keeper.unfinished is None
     run(reading.pick_up())
@@ -180,7 +180,7 @@ def test_stop_while_picking_up_ends_it_as_stopped() -> None:
     server, tabs = KeepingServer("A long answer about tides."), Tabs()
     store, _ = reload_mid_answer(server, tabs)
     tab, _ = open_tab(store, server, tabs)
-    tab.session.subscribe(lambda kind: tab.session.stop() if kind == "draft" else None)
+    tab.conversation.subscribe(lambda kind: tab.session.stop() if kind == "draft" else None)
     run(tab.pick_up())
     assert tab.session.get_history()[-1]["error"] == STOPPED
     assert "pending" not in metas(store)[0]
@@ -191,7 +191,7 @@ def test_a_turn_id_never_reaches_the_answer_or_the_snapshot() -> None:
     tab, _ = open_tab(store, server, tabs)
     run(tab.send("Hi"))
     assert tab.session.get_history()[-1] == {"role": "assistant", "content": "Plain text."}
-    assert "pending" not in tab.session.snapshot().to_dict()
+    assert "pending" not in tab.conversation.snapshot().to_dict()
     assert "pending" not in metas(store)[0] and tabs.held == {}
 
 

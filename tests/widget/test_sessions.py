@@ -56,9 +56,13 @@ def test_listeners_see_the_draft_and_save_leaves_it_out() -> None:
     seen: list[tuple[str, Any, int]] = []
     transport = ScriptedTransport(answer("Half and half"))
     transport.on_batch = lambda: seen.append(
-        ("batch", session.draft, len(json.loads(session.export_snapshot())["messages"]))
+        (
+            "batch",
+            session.conversation.draft,
+            len(json.loads(session.export_snapshot())["messages"]),
+        )
     )
-    unsubscribe = session.subscribe(lambda kind: seen.append((kind, None, 0)))
+    unsubscribe = session.conversation.subscribe(lambda kind: seen.append((kind, None, 0)))
     run(session.send("go", transport))
     unsubscribe()
     drafts = [draft for kind, draft, _ in seen if kind == "batch"]
@@ -132,7 +136,7 @@ def test_a_failed_turn_keeps_the_partial_answer_marked_and_retry_replaces_it() -
     failed = run(session.send("question", broken))
     assert failed["content"] == "Partial ans"
     assert failed["error"] == "The connection broke."
-    assert not session.busy
+    assert not session.conversation.busy
     transport = ScriptedTransport(answer("A whole answer."))
     run(session.retry(0, transport))
     assert session.get_history() == [
@@ -168,7 +172,7 @@ def test_a_second_turn_while_busy_is_refused() -> None:
     transport = ScriptedTransport(answer("slow answer"))
     first = session.send("one", transport)
     first.send(None)  # the first turn is now waiting on the network
-    assert session.busy
+    assert session.conversation.busy
     with pytest.raises(TurnError, match="still being written"):
         run(session.send("two", transport))
     with pytest.raises(TurnError):
@@ -183,22 +187,22 @@ def test_retry_and_fork_need_a_user_message() -> None:
     with pytest.raises(NoSuchMessage, match="no user message at index 1"):
         run(session.retry(1, ScriptedTransport()))
     with pytest.raises(NoSuchMessage, match="no user message at index 7"):
-        session.fork(7)
+        session.conversation.fork(7)
 
 
 def test_fork_keeps_the_turns_before_the_message_and_returns_its_text() -> None:
     session = Session(model="demo")
-    session.set_thinking("medium")
+    session.conversation.set_thinking("medium")
     history = [
         {"role": "user", "content": "first"}, {"role": "assistant", "content": "1"},
         {"role": "user", "content": "second"}, {"role": "assistant", "content": "2"},
     ]  # fmt: skip
     session.set_history(history)
-    forked, text = session.fork(2)
+    forked, text = session.conversation.fork(2)
     assert text == "second"
     assert list(forked.messages) == history[:2]
     assert (forked.model, forked.thinking) == ("demo", "medium")
-    assert forked.id != session.id
+    assert forked.id != session.conversation.id
     assert session.get_history() == history
 
 
@@ -206,8 +210,8 @@ def test_titles_derive_from_the_first_message_and_can_be_generated() -> None:
     session = Session()
     long_question = "Could you please explain " + "very " * 20 + "carefully how tides work?"
     run(session.send(long_question, ScriptedTransport(answer("Tides come from the moon."))))
-    assert session.title.startswith("Could you please explain very")
-    assert session.title.endswith("…") and len(session.title) <= 60
+    assert session.conversation.title.startswith("Could you please explain very")
+    assert session.conversation.title.endswith("…") and len(session.conversation.title) <= 60
     transport = ScriptedTransport(answer('"How Tides Work."'))
     assert run(session.generate_title(transport)) == "How Tides Work"
     assert transport.requests[0]["messages"][0]["content"].startswith("Write a title")
@@ -223,12 +227,12 @@ def test_a_failed_title_request_keeps_the_derived_title() -> None:
 
 def test_thinking_level_is_sent_as_reasoning_effort_and_checked() -> None:
     session = Session()
-    session.set_thinking("high")
+    session.conversation.set_thinking("high")
     assert session.request()["reasoning_effort"] == "high"
-    session.set_thinking("off")
+    session.conversation.set_thinking("off")
     assert "reasoning_effort" not in session.request()
     with pytest.raises(widget.WidgetError, match="thinking must be one of"):
-        session.set_thinking("extreme")
+        session.conversation.set_thinking("extreme")
 
 
 def test_attachments_travel_as_content_parts() -> None:
@@ -305,11 +309,11 @@ def test_editing_a_message_keeps_the_earlier_version_reachable() -> None:
     assert [m["content"] for m in saved["messages"]] == ["Weather in Paris?", "22°C in Paris."]
     restored = Session()
     restored.import_snapshot(session.export_snapshot())
-    restored.show_version(0, 1)
+    restored.conversation.show_version(0, 1)
     assert [m["content"] for m in restored.get_history()] == [
         "Weather in Pariss?", "Which city?", "Paris", "Sunny."]  # fmt: skip
     assert restored.get_history()[0]["version"] == 1
-    restored.show_version(0, 2)
+    restored.conversation.show_version(0, 2)
     assert restored.get_history() == shown
     # A third version goes last; the request never carries the versions upstream.
     transport = ScriptedTransport(answer("Warm."))
@@ -320,9 +324,9 @@ def test_editing_a_message_keeps_the_earlier_version_reachable() -> None:
     )
     assert "versions" not in json.dumps(transport.requests[0])
     with pytest.raises(NoSuchMessage):
-        restored.show_version(0, 4)
+        restored.conversation.show_version(0, 4)
     with pytest.raises(NoSuchMessage):
-        restored.show_version(1, 1)
+        restored.conversation.show_version(1, 1)
 
 
 def test_an_answer_of_many_tool_calls_runs_only_the_first_sixteen() -> None:

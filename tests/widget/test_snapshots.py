@@ -40,16 +40,17 @@ CONVERSATIONS = [
 def test_export_then_import_round_trips(messages: list[dict[str, Any]]) -> None:
     original = Session()
     original.set_history(messages)
-    original.set_model("demo")
-    original.set_thinking("high")
-    original.title = "Named"
+    original.conversation.set_model("demo")
+    original.conversation.set_thinking("high")
+    original.conversation.title = "Named"
     text = original.export_snapshot()
 
     restored = Session()
     restored.import_snapshot(text)
     assert restored.get_history() == messages
-    assert (restored.id, restored.title, restored.model, restored.thinking) == (
-        original.id, "Named", "demo", "high")  # fmt: skip
+    back = restored.conversation
+    assert (back.id, back.title, back.model, back.thinking) == (
+        original.conversation.id, "Named", "demo", "high")  # fmt: skip
     assert restored.export_snapshot() == text
 
 

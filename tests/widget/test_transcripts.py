@@ -53,7 +53,7 @@ def test_an_answer_is_rated_kept_and_taken_back() -> None:
     run(conversations.keeper.start())
     run(conversations.send("Hello"))
     run(conversations.set_feedback(1, "bad"))
-    stored = run(conversations.keeper.history.read(conversations.session.id))  # type: ignore[union-attr]
+    stored = run(conversations.keeper.history.read(conversations.conversation.id))  # type: ignore[union-attr]
     assert stored is not None and stored["messages"][1]["feedback"] == "bad"
     run(conversations.set_feedback(1, None))
     assert "feedback" not in conversations.session.get_history()[1]
