@@ -56,25 +56,12 @@ await import("/static/chat-widget.js");
     if not ready:
         page.wait_for_function(DEFINED)
     else:
-        wait_ready(page)
+        widget(page).wait_ready()
 
 
 def widget(page: Page) -> ChatWidget:
     """The testing kit's page object: the one driver of the widget, here as for any page."""
     return ChatWidget(page, timeout=BOOT_TIMEOUT)
-
-
-def wait_ready(page: Page) -> None:
-    widget(page).wait_ready()
-
-
-def send(page: Page, text: str, *, field: str = "Message", button: str = "Send") -> None:
-    """Type and send a message, then wait until its turn has settled (and been stored).
-    `field` and `button` are the accessible names, in the widget's language."""
-    before = message_count(page)
-    page.get_by_role("textbox", name=field).fill(text)
-    page.get_by_role("button", name=button).click()
-    widget(page).settled(before + 2, why=f"sent {text!r}, but no answer settled")
 
 
 def new_conversation(page: Page) -> None:
@@ -87,16 +74,6 @@ def choose_files(page: Page, button: str, *files: Path) -> None:
     with page.expect_file_chooser() as chooser:
         page.get_by_role("button", name=button, exact=True).click()
     chooser.value.set_files(list(files))
-
-
-def message_count(page: Page) -> int:
-    count: int = page.evaluate("document.querySelector('chat-widget').session.messages.length")
-    return count
-
-
-def settled(page: Page, at_least: int = 0) -> None:
-    """Wait until no turn runs and the conversation holds at least `at_least` messages."""
-    widget(page).settled(at_least)
 
 
 def sse_answer(*deltas: dict[str, Any]) -> str:

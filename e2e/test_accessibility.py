@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pages import READY, host_page, send, wait_ready
+from pages import READY, host_page, widget
 from playwright.sync_api import Browser, Page, expect
 from servers import ROOT
 
@@ -49,17 +49,17 @@ def test_the_demo_page_empty_and_in_a_conversation(page: Page, scheme: str) -> N
         timeout=60_000,
     )
     assert violations(page) == []
-    send(page, "My name is Alice")
-    send(page, "Show me **bold** and `code`")
+    widget(page).send("My name is Alice")
+    widget(page).send("Show me **bold** and `code`")
     assert violations(page) == []
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_the_history_page(page: Page, theme: str) -> None:
     host_page(page, f'history="local" theme="{theme}"')
-    send(page, "My name is Alice")
+    widget(page).send("My name is Alice")
     page.reload()
-    wait_ready(page)
+    widget(page).wait_ready()
     expect(page.get_by_role("list", name="Recent conversations")).to_be_visible()
     assert violations(page) == []
     page.get_by_role("button", name="History").click()
@@ -85,6 +85,5 @@ def test_both_modes_and_both_languages(page: Page, mode: str, lang: str) -> None
         assert violations(page) == []  # closed: only the button
         page.get_by_role("button", name="Chat öffnen" if lang == "de" else "Open chat").click()
     assert violations(page) == []
-    names = {"field": "Nachricht", "button": "Senden"} if lang == "de" else {}
-    send(page, "My name is Alice", **names)
+    widget(page).send("My name is Alice")
     assert violations(page) == []

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pages import host_page, log, route_answers, send, settled, sse_answer, wait_ready
+from pages import host_page, log, route_answers, sse_answer, widget
 from playwright.sync_api import Page, expect
 
 from server.testing import ChatkeepModel, ChatWidget
@@ -25,7 +25,7 @@ def test_the_demo_model_thinks_aloud_then_folds_its_reasoning(page: Page) -> Non
     page.get_by_role("button", name="Send").click()
     live = page.get_by_role("button", name="Thinking…")
     expect(live).to_have_attribute("aria-expanded", "true")  # open while it thinks
-    settled(page, at_least=2)
+    widget(page).settled(at_least=2)
     folded = thought(page)
     expect(folded).to_have_accessible_name(re.compile(r"^Thought for (\d+ s|a moment)$"))
     expect(folded).to_have_attribute("aria-expanded", "false")  # closed once the answer came
@@ -43,12 +43,12 @@ def test_reasoning_from_either_field_is_kept_through_a_reload(page: Page, field:
     route_answers(
         page, sse_answer({field: "Two and two: "}, {field: "**four**."}, {"content": "4"})
     )
-    send(page, "2+2?")
+    widget(page).send("2+2?")
     expect(thought(page)).to_have_accessible_name(re.compile(r"^Thought"))
     stored = page.evaluate("document.querySelector('chat-widget').session.messages[1]")
     assert stored["reasoning"] == "Two and two: **four**." and stored["content"] == "4"
     page.reload()
-    wait_ready(page)
+    widget(page).wait_ready()
     page.get_by_role("button", name="2+2?").click()  # the recent conversation
     expect(thought(page)).to_be_visible()
     thought(page).click()
@@ -57,7 +57,7 @@ def test_reasoning_from_either_field_is_kept_through_a_reload(page: Page, field:
     page.route("**/api/chat/completions", lambda route: (sent.append(route.request.post_data_json),
                route.fulfill(status=200, content_type="text/event-stream",
                              body=sse_answer({"content": "ok"}))))  # fmt: skip
-    send(page, "And 3+3?")
+    widget(page).send("And 3+3?")
     assert all("reasoning" not in m for m in sent[0]["messages"])  # never sent upstream again
 
 
@@ -67,7 +67,7 @@ def test_answers_are_rated_with_an_event_and_the_rating_is_kept(page: Page) -> N
         """window.__ratings = [];
            document.addEventListener('chatkeep-feedback', e => window.__ratings.push(e.detail));"""
     )
-    send(page, "Hello")
+    widget(page).send("Hello")
     good = page.get_by_role("button", name="Good answer")
     bad = page.get_by_role("button", name="Bad answer")
     expect(good).to_have_attribute("aria-pressed", "false")
@@ -120,7 +120,7 @@ def test_math_is_typeset_and_tex_cannot_run_script(
 def test_the_open_conversation_downloads_as_markdown(page: Page) -> None:
     host_page(page, 'history="memory"')
     expect(page.get_by_role("button", name="Download")).to_be_hidden()  # nothing to download
-    send(page, "My name is Ada")
+    widget(page).send("My name is Ada")
     with page.expect_download() as downloading:
         page.get_by_role("button", name="Download").click()
     download = downloading.value

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 import pytest
-from pages import LONGER, READY, host_page, screenshot, wait_ready
+from pages import LONGER, READY, host_page, screenshot, widget
 from playwright.sync_api import Page, expect
 
 BOOT_TIMEOUT = 60_000
@@ -19,7 +19,8 @@ def open_chat(page: Page) -> None:
     )
 
 
-def send(page: Page, text: str) -> None:
+def press_send(page: Page, text: str) -> None:
+    """Type `text` and press Send, not waiting for the answer (it may wait for approval)."""
     page.get_by_role("textbox", name="Message").fill(text)
     page.get_by_role("button", name="Send").click()
 
@@ -29,11 +30,11 @@ def test_remembers_a_name_across_turns(page: Page) -> None:
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda error: problems.append(str(error)))
     open_chat(page)
-    send(page, "My name is Alice")
+    press_send(page, "My name is Alice")
     log = page.get_by_role("log", name="Conversation")
     expect(log.locator("article[data-role=assistant]:not([aria-busy])")).to_have_count(1)
     expect(page.get_by_role("button", name="Send")).to_be_enabled()
-    send(page, "What is my name?")
+    press_send(page, "What is my name?")
     answer = log.locator("article[data-role=assistant]").nth(1)
     expect(answer).to_contain_text("Alice")
     expect(log.locator("article[data-role=user]")).to_have_count(2)
@@ -91,12 +92,12 @@ def test_a_screenshot_for_the_readme(page: Page) -> None:
     """The README's picture, made from the real page: build/screenshots/chat.png."""
     page.set_viewport_size({"width": 900, "height": 760})
     open_chat(page)
-    send(page, "My name is Alice")
+    press_send(page, "My name is Alice")
     log = page.get_by_role("log", name="Conversation")
     expect(log.locator("article[data-role=assistant]:not([aria-busy])")).to_have_count(1)
     page.get_by_role("button", name="Good answer").click()
     page.get_by_role("combobox", name="Thinking").select_option("low")
-    send(page, "What is the weather in Paris?")
+    press_send(page, "What is the weather in Paris?")
     expect(log.locator("article[data-role=assistant]").last).to_contain_text("22°C")
     expect(log.locator("button.thought").first).to_contain_text("Thought for")
     expect(page.get_by_role("button", name="Send")).to_be_enabled()
@@ -126,9 +127,9 @@ def test_a_first_visit_boots_plainly_and_the_next_from_the_browser_s_snapshot(
     assert page.evaluate(FROM_SNAPSHOT) is False
     page.wait_for_function(SNAPSHOT_KEPT)
     page.reload()
-    wait_ready(page)
+    widget(page).wait_ready()
     assert page.evaluate(FROM_SNAPSHOT) is True
-    send(page, "My name is Noor")
+    press_send(page, "My name is Noor")
     expect(page.locator("article[data-role=assistant]")).to_contain_text("Noor")
 
 
@@ -140,8 +141,8 @@ def test_a_damaged_snapshot_falls_back_to_a_plain_start(page: Page, damage: str)
     page.wait_for_function(SNAPSHOT_KEPT)
     page.evaluate(DAMAGE, damage)
     page.reload()
-    wait_ready(page)
+    widget(page).wait_ready()
     assert page.evaluate(FROM_SNAPSHOT) is False
     assert any("snapshot" in text for text in warnings), warnings
-    send(page, "My name is Zoe")
+    press_send(page, "My name is Zoe")
     expect(page.locator("article[data-role=assistant]")).to_contain_text("Zoe")

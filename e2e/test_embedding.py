@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from pages import BOOT_TIMEOUT, log, send
+from pages import BOOT_TIMEOUT, log, widget
 from playwright.sync_api import Page, expect
 from servers import RunningServer
 
@@ -66,8 +66,8 @@ def test_the_widget_works_on_another_origin(
         " document.querySelector('chat-widget').session.ready).then(() => true)",
         timeout=BOOT_TIMEOUT,
     )
-    send(page, "My name is Carol")
-    send(page, "What is my name?")
+    widget(page).send("My name is Carol")
+    widget(page).send("What is my name?")
     expect(log(page).locator("article[data-role=assistant]").nth(1)).to_contain_text("Carol")
     keys = page.evaluate("Object.keys(localStorage)")
     assert len(keys) == 2 and all(key.startswith("shopchat:") for key in keys)
@@ -115,7 +115,7 @@ def test_the_widget_works_under_the_documented_policy(
     host.html, host.headers = strict_page, {"content-security-policy": host_policy(chat.url)}
     try:
         page.goto(f"{host.origin}/strict")
-        send(page, "My name is Dora")
+        widget(page).send("My name is Dora")
         expect(log(page).locator("article[data-role=assistant]")).to_contain_text("Dora")
         assert violations == []
     finally:

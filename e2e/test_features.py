@@ -8,16 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pages import (
-    LONGER,
-    choose_files,
-    host_page,
-    log,
-    send,
-    settled,
-    stored_conversations,
-    wait_ready,
-)
+from pages import LONGER, choose_files, host_page, log, stored_conversations, widget
 from playwright.sync_api import Page, Route, expect
 
 WEATHER_WITH_APPROVAL = """
@@ -50,14 +41,14 @@ def open_history(page: Page) -> None:
 
 def test_fork_opens_the_turns_before_a_message_and_puts_it_back(page: Page) -> None:
     host_page(page)
-    send(page, "My name is Alice")
-    send(page, "What is my name?")
+    widget(page).send("My name is Alice")
+    widget(page).send("What is my name?")
     page.get_by_role("combobox", name="Thinking").select_option("medium")
     log(page).locator("article[data-role=user]").nth(1).get_by_role("button", name="Fork").click()
     expect(log(page).locator("article")).to_have_count(2)
     expect(page.get_by_role("textbox", name="Message")).to_have_value("What is my name?")
     expect(page.get_by_role("combobox", name="Thinking")).to_have_value("medium")
-    send(page, "What is my name?")
+    widget(page).send("What is my name?")
     expect(log(page).locator("article[data-role=assistant]").last).to_contain_text("Alice")
     conversations = stored_conversations(page)
     assert len(conversations) == 2
@@ -70,13 +61,13 @@ def test_retry_replaces_the_answer_and_the_stored_conversation_follows(page: Pag
     message.fill("A long question, so that there is time to stop the answer" + LONGER)
     message.press("Enter")
     page.get_by_role("button", name="Stop").click()
-    settled(page, at_least=2)
+    widget(page).settled(at_least=2)
     answer = log(page).locator("article[data-role=assistant]")
     expect(answer).to_contain_text("Stopped before the answer was finished.")
     log(page).get_by_role("button", name="Retry").click()
     expect(answer).to_contain_text("You said")
     expect(answer).not_to_have_attribute("aria-busy", "true")
-    settled(page)
+    widget(page).settled()
     expect(answer).to_have_count(1)
     expect(answer).not_to_contain_text("Stopped")
     [stored] = stored_conversations(page)
@@ -85,7 +76,7 @@ def test_retry_replaces_the_answer_and_the_stored_conversation_follows(page: Pag
 
 def test_a_generated_title_shows_in_the_header_and_the_history(page: Page) -> None:
     host_page(page, 'history="local" generate-title')
-    send(page, "Please plan a picnic for six people this weekend")
+    widget(page).send("Please plan a picnic for six people this weekend")
     heading = page.get_by_role("heading", level=2)
     expect(heading).to_have_text("Please plan a picnic for")
     open_history(page)
@@ -103,7 +94,7 @@ def test_a_failed_title_request_keeps_the_derived_title(page: Page) -> None:
             route.continue_()
 
     page.route("**/api/chat/completions", fail_titles)
-    send(page, "Please plan a picnic for six people this weekend")
+    widget(page).send("Please plan a picnic for six people this weekend")
     heading = page.get_by_role("heading", level=2)
     expect(heading).to_have_text("Please plan a picnic for six people this weekend")
     expect(page.get_by_role("alert")).to_be_hidden()
@@ -116,12 +107,12 @@ def test_model_and_thinking_level_are_sent_stored_and_restored(page: Page) -> No
     expect(model.locator("option")).to_have_text(["demo", "demo-mini"])
     model.select_option("demo-mini")
     page.get_by_role("combobox", name="Thinking").select_option("high")
-    send(page, "Think hard")
+    widget(page).send("Think hard")
     assert sent[-1]["model"] == "demo-mini" and sent[-1]["reasoning_effort"] == "high"
     [stored] = stored_conversations(page)
     assert (stored["model"], stored["thinking"]) == ("demo-mini", "high")
     page.reload()
-    wait_ready(page)
+    widget(page).wait_ready()
     expect(page.get_by_role("combobox", name="Thinking")).to_have_value("off")
     open_history(page)
     page.get_by_role("list", name="Conversations", exact=True).get_by_role(
@@ -130,7 +121,7 @@ def test_model_and_thinking_level_are_sent_stored_and_restored(page: Page) -> No
     expect(page.get_by_role("combobox", name="Model")).to_have_value("demo-mini")
     expect(page.get_by_role("combobox", name="Thinking")).to_have_value("high")
     page.get_by_role("combobox", name="Thinking").select_option("off")
-    send(page, "Now quickly")
+    widget(page).send("Now quickly")
     assert "reasoning_effort" not in sent[-1]
 
 
@@ -139,7 +130,7 @@ def test_a_tool_with_approval_runs_only_when_approved(page: Page) -> None:
     page.get_by_role("textbox", name="Message").fill("What's the weather in Lyon?")
     page.get_by_role("button", name="Send").click()
     page.get_by_role("button", name="Approve").click()
-    settled(page, at_least=4)
+    widget(page).settled(at_least=4)
     assert page.evaluate("window.weatherRuns") == 1
     expect(log(page).locator("article[data-role=tool]")).to_contain_text("18°C and windy in Lyon")
     expect(log(page).locator("article[data-role=assistant]").last).to_contain_text("18°C and windy")
@@ -147,14 +138,14 @@ def test_a_tool_with_approval_runs_only_when_approved(page: Page) -> None:
     page.get_by_role("textbox", name="Message").fill("What's the weather in Nice?")
     page.get_by_role("button", name="Send").click()
     page.get_by_role("button", name="Deny").click()
-    settled(page, at_least=8)
+    widget(page).settled(at_least=8)
     assert page.evaluate("window.weatherRuns") == 1
     expect(log(page).locator("article[data-role=tool]").last).to_contain_text("declined")
 
 
 def test_a_pending_approval_is_cut_when_the_conversation_is_left(page: Page) -> None:
     host_page(page, 'history="local"', after=WEATHER_WITH_APPROVAL)
-    send(page, "My name is Alice")
+    widget(page).send("My name is Alice")
     page.get_by_role("textbox", name="Message").fill("What's the weather in Lyon?")
     page.get_by_role("button", name="Send").click()
     expect(page.get_by_role("button", name="Approve")).to_be_visible()
@@ -168,16 +159,16 @@ def test_a_pending_approval_is_cut_when_the_conversation_is_left(page: Page) -> 
 
 def test_seed_scenario_a_restored_tool_result_is_not_run_again(page: Page) -> None:
     page.goto("/")
-    wait_ready(page)
-    send(page, "What's the weather in Paris?")
+    widget(page).wait_ready()
+    widget(page).send("What's the weather in Paris?")
     assert page.evaluate("window.chatkeepDemoToolCalls") == 1
     expect(log(page).locator("article[data-role=tool]")).to_contain_text("22°C")
     page.reload()
-    wait_ready(page)
+    widget(page).wait_ready()
     sent = bodies_sent(page)
     open_history(page)
     page.get_by_role("list", name="Conversations", exact=True).get_by_role("button").first.click()
-    send(page, "Is that warm?")
+    widget(page).send("Is that warm?")
     expect(log(page).locator("article[data-role=assistant]").last).to_contain_text("22°C is warm")
     assert page.evaluate("window.chatkeepDemoToolCalls ?? 0") == 0
     replayed = [m for m in sent[0]["messages"] if m["role"] == "tool"]
@@ -191,7 +182,7 @@ def test_attachments_travel_to_the_model_and_are_stored(page: Page, tmp_path: Pa
     notes.write_text("Buy milk")
     choose_files(page, "Attach", notes)
     expect(page.get_by_role("button", name="Remove notes.txt")).to_be_visible()
-    send(page, "Read this")
+    widget(page).send("Read this")
     expect(log(page).locator("article[data-role=user]")).to_contain_text("notes.txt")
     expect(log(page).locator("article[data-role=assistant]")).to_contain_text(
         "I received the file notes.txt"
@@ -227,7 +218,7 @@ def test_an_upstream_error_shows_an_alert_a_person_understands(page: Page) -> No
             "message": "The model service could not be reached. Try again later.",
             "type": "upstream_error", "code": "upstream_unreachable"}}),
     )  # fmt: skip
-    send(page, "Hello?")
+    widget(page).send("Hello?")
     expect(page.get_by_role("alert")).to_have_text(
         "The model service could not be reached. Try again later."
     )
@@ -242,7 +233,7 @@ def test_a_dropped_stream_keeps_the_partial_answer_marked_and_retry_works(page: 
             status=200, content_type="text/event-stream", body=f"data: {json.dumps(chunk)}\n\n"
         ),
     )
-    send(page, "Tell me everything")
+    widget(page).send("Tell me everything")
     answer = log(page).locator("article[data-role=assistant]")
     expect(answer).to_contain_text("Half an ans")
     expect(answer).to_contain_text("closed before the answer was complete")
@@ -253,13 +244,13 @@ def test_a_dropped_stream_keeps_the_partial_answer_marked_and_retry_works(page: 
     log(page).get_by_role("button", name="Retry").click()
     expect(answer).to_contain_text("You said")
     expect(answer).not_to_have_attribute("aria-busy", "true")
-    settled(page)
+    widget(page).settled()
     expect(answer).to_have_count(1)
     expect(page.get_by_role("alert")).to_be_hidden()
 
 
 def test_token_usage_is_shown_for_the_turn(page: Page) -> None:
     host_page(page)
-    send(page, "Count my tokens")
+    widget(page).send("Count my tokens")
     usage = page.locator("chat-widget").locator(".usage")
     expect(usage).to_have_text(re.compile(r"^[1-9]\d* tokens in, [1-9]\d* out$"))

@@ -15,11 +15,9 @@ from pages import (
     new_conversation,
     plant,
     planted_conversation,
-    send,
-    settled,
     stored_conversations,
     stored_keys,
-    wait_ready,
+    widget,
 )
 from playwright.sync_api import BrowserContext, Page, expect
 
@@ -35,33 +33,33 @@ def open_history(page: Page) -> None:
 
 def test_a_reload_keeps_history_and_opens_on_a_new_conversation(page: Page) -> None:
     host_page(page)
-    send(page, "My name is Alice")
+    widget(page).send("My name is Alice")
     page.reload()
-    wait_ready(page)
+    widget(page).wait_ready()
     expect(log(page).locator("article")).to_have_count(0)
     open_history(page)
     rows = history_rows(page)
     expect(rows).to_have_count(1)
     rows.get_by_role("button", name="My name is Alice").click()
     expect(log(page).locator("article[data-role=assistant]")).to_contain_text("Nice to meet you")
-    send(page, "What is my name?")
+    widget(page).send("What is my name?")
     expect(log(page).locator("article[data-role=assistant]").nth(1)).to_contain_text("Alice")
 
 
 def test_memory_history_is_gone_after_a_reload_and_off_keeps_nothing(page: Page) -> None:
     host_page(page, 'history="memory"')
-    send(page, "Remember me briefly")
+    widget(page).send("Remember me briefly")
     assert stored_keys(page) == []
     open_history(page)
     expect(history_rows(page)).to_have_count(1)
     page.reload()
-    wait_ready(page)
+    widget(page).wait_ready()
     open_history(page)
     expect(history_rows(page)).to_have_count(0)
 
     host_page(page, 'history="off"')
     expect(page.get_by_role("button", name="History")).to_be_hidden()
-    send(page, "Nothing kept")
+    widget(page).send("Nothing kept")
     assert stored_keys(page) == []
 
 
@@ -69,7 +67,7 @@ def test_keys_start_with_the_prefix_and_other_keys_are_untouched(page: Page) -> 
     page.goto("/healthz")
     plant(page, {"mine": "do not touch", "chatkeep:foreign": "also mine"})
     host_page(page, 'history="local" storage-prefix="acme"')
-    send(page, "Hello there")
+    widget(page).send("Hello there")
     keys = stored_keys(page, "acme")
     assert len(keys) == 2 and all(k.startswith("acme:") for k in keys)
     assert page.evaluate("localStorage.getItem('mine')") == "do not touch"
@@ -83,7 +81,7 @@ def test_the_21st_conversation_drops_the_oldest(page: Page) -> None:
         entries |= planted_conversation(f"Old chat {i:02d}", 1_000_000 + i)
     plant(page, entries)
     host_page(page)
-    send(page, "The newest chat")
+    widget(page).send("The newest chat")
     open_history(page)
     rows = history_rows(page)
     expect(rows).to_have_count(20)
@@ -99,7 +97,7 @@ def test_a_store_near_its_quota_still_keeps_the_live_conversation(page: Page) ->
         plant(page, planted_conversation(f"Big chat {i}", 1_000 + i, padding=1_000_000))
     fill_storage(page, 300)
     host_page(page)
-    send(page, "A question asked when the store is full")
+    widget(page).send("A question asked when the store is full")
     titles = [c["title"] for c in stored_conversations(page)]
     assert "A question asked when the store is full" in titles
     assert titles.count("Big chat 0") == 0  # the oldest was given up to make room
@@ -120,7 +118,7 @@ def test_a_conversation_that_cannot_fit_alone_shows_an_alert_and_stays(page: Pag
            return document.querySelector('chat-widget').session.setHistory(
              [{role: 'user', content: random}, {role: 'assistant', content: 'ok'}]); }"""
     )
-    send(page, "And one more")
+    widget(page).send("And one more")
     expect(page.get_by_role("alert")).to_contain_text("too large for this browser's storage")
     expect(log(page).locator("article[data-role=user]")).to_have_count(2)
     for key, value in kept.items():
@@ -151,7 +149,7 @@ def test_corrupt_entries_planted_before_load_are_skipped_and_left_as_they_were(p
     expect(rows).to_have_count(2)  # the edited entry lists (its meta is fine) ...
     rows.get_by_role("button", name="Hand edited").click()
     expect(page.get_by_role("alert")).to_contain_text("could not be read")  # ... but will not open
-    send(page, "Still works")
+    widget(page).send("Still works")
     for key, value in corrupt.items():
         assert page.evaluate("k => localStorage.getItem(k)", key) == value
 
@@ -163,13 +161,13 @@ def test_two_pages_chatting_at_once_both_keep_all_turns(context: BrowserContext)
     for page, name in ((first, "Ann"), (second, "Bob")):
         page.get_by_role("textbox", name="Message").fill(f"My name is {name}")
         page.get_by_role("button", name="Send").click()
-    settled(first, at_least=2)
-    settled(second, at_least=2)
+    widget(first).settled(at_least=2)
+    widget(second).settled(at_least=2)
     for page in (first, second):
         page.get_by_role("textbox", name="Message").fill("What is my name?")
         page.get_by_role("button", name="Send").click()
-    settled(first, at_least=4)
-    settled(second, at_least=4)
+    widget(first).settled(at_least=4)
+    widget(second).settled(at_least=4)
     conversations = stored_conversations(first)
     assert len(conversations) == 2
     for name in ("Ann", "Bob"):
@@ -183,21 +181,21 @@ def test_two_pages_chatting_at_once_both_keep_all_turns(context: BrowserContext)
 def test_two_pages_continuing_the_same_conversation_lose_neither(context: BrowserContext) -> None:
     first, second = context.new_page(), context.new_page()
     host_page(first)
-    send(first, "Shared start")
+    widget(first).send("Shared start")
     host_page(second)
     open_history(second)
     history_rows(second).get_by_role("button", name="Shared start").click()
-    send(first, "From the first tab")
-    send(second, "From the second tab")
+    widget(first).send("From the first tab")
+    widget(second).send("From the second tab")
     texts = {m["content"] for c in stored_conversations(first) for m in c["messages"]}
     assert {"From the first tab", "From the second tab"} <= texts
 
 
 def test_the_history_page(page: Page) -> None:
     host_page(page)
-    send(page, "First chat")
+    widget(page).send("First chat")
     new_conversation(page)
-    send(page, "Second chat")
+    widget(page).send("Second chat")
     draft = page.get_by_role("textbox", name="Message")
     draft.fill("an unsent draft")
     open_history(page)
@@ -227,7 +225,7 @@ def test_the_history_page(page: Page) -> None:
 
 def test_rename_from_the_history_page(page: Page) -> None:
     host_page(page)
-    send(page, "Untidy title")
+    widget(page).send("Untidy title")
     open_history(page)
     history_rows(page).get_by_role("button", name="Rename").click()
     field = page.get_by_role("textbox", name="New title")
@@ -235,7 +233,7 @@ def test_rename_from_the_history_page(page: Page) -> None:
     field.press("Enter")
     expect(history_rows(page).get_by_role("button", name="Tidy title")).to_be_visible()
     page.reload()
-    wait_ready(page)
+    widget(page).wait_ready()
     open_history(page)
     expect(history_rows(page).get_by_role("button", name="Tidy title")).to_be_visible()
     assert stored_conversations(page)[0]["title"] == "Tidy title"
@@ -260,7 +258,7 @@ def test_the_empty_chat_lists_the_three_newest(page: Page) -> None:
     expect(recent).to_be_hidden()
     page.get_by_role("button", name="New conversation").click()
     expect(recent).to_be_visible()
-    send(page, "Fresh")
+    widget(page).send("Fresh")
     expect(recent).to_be_hidden()
 
 
@@ -363,7 +361,7 @@ def test_a_host_owned_store_with_debounced_subscribe(page: Page) -> None:
       timer = setTimeout(async () => window.hostSaves.push(await session.save()), 300);
     });"""
     host_page(page, "", script, after=debounced)
-    send(page, "Kept by the host")
+    widget(page).send("Kept by the host")
     page.wait_for_function("window.hostKept.size === 1")
     assert page.evaluate("[...window.hostKept.values()][0].title") == "Kept by the host"
     assert stored_keys(page) == []
@@ -376,7 +374,7 @@ def test_a_host_owned_store_with_debounced_subscribe(page: Page) -> None:
     page.evaluate("window.unsubscribeHost()")
     page.get_by_role("button", name="Back").click()
     heard = page.evaluate("window.hostHeard")
-    send(page, "Not heard by the host any more")  # returns once the turn has settled
+    widget(page).send("Not heard by the host any more")  # returns once the turn has settled
     assert page.evaluate("window.hostHeard") == heard
 
 
@@ -395,9 +393,9 @@ def test_dispose_stores_the_last_complete_state(page: Page) -> None:
 
 def test_export_and_import_all_history(page: Page, tmp_path: Path) -> None:
     host_page(page)
-    send(page, "First to export")
+    widget(page).send("First to export")
     new_conversation(page)
-    send(page, "Second to export")
+    widget(page).send("Second to export")
     open_history(page)
     with page.expect_download() as download:
         page.get_by_role("button", name="Export", exact=True).click()

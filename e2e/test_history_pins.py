@@ -12,9 +12,8 @@ from pages import (
     new_conversation,
     plant,
     planted_conversation,
-    send,
     stored_conversations,
-    wait_ready,
+    widget,
 )
 from playwright.sync_api import Page, expect
 
@@ -33,17 +32,17 @@ def pin(page: Page, title: str) -> None:
 
 def test_a_pinned_conversation_comes_first_and_outlives_the_limit(page: Page) -> None:
     host_page(page, 'history="local" max-conversations="2"')
-    send(page, "Keep this recipe")
+    widget(page).send("Keep this recipe")
     new_conversation(page)
     pin(page, "Keep this recipe")
     for topic in ("Tides", "Volcanoes", "Comets"):
-        send(page, topic)
+        widget(page).send(topic)
         new_conversation(page)
     page.get_by_role("button", name="History").click()
     titles = [row.get_by_role("button").first.inner_text() for row in rows(page).all()]
     assert titles == ["Keep this recipe", "Comets", "Volcanoes"]  # 2 unpinned, the pin beside
     page.reload()  # the order and the pin are in storage, drawn before Python runs too
-    wait_ready(page)
+    widget(page).wait_ready()
     recent = page.get_by_role("list", name="Recent conversations").get_by_role("button")
     expect(recent.first).to_have_text("Keep this recipe")
     page.get_by_role("button", name="History").click()
@@ -68,7 +67,7 @@ def test_a_full_store_gives_up_others_and_then_says_so_rather_than_a_pin(page: P
     titles = [c["title"] for c in stored_conversations(page)]
     assert "Loose chat" not in titles and "Pinned chat" in titles  # the loose one made room
     page.evaluate(filler, 8)  # more than the room the pinned one would free
-    send(page, "One more")
+    widget(page).send("One more")
     expect(page.get_by_role("alert")).to_contain_text("full of pinned conversations")
     for key, value in pinned.items():  # the pinned one, untouched
         assert page.evaluate("k => localStorage.getItem(k)", key) == value

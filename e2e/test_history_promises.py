@@ -6,15 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pages import (
-    choose_files,
-    host_page,
-    plant,
-    planted_conversation,
-    send,
-    stored_conversations,
-    wait_ready,
-)
+from pages import choose_files, host_page, plant, planted_conversation, stored_conversations, widget
 from playwright.sync_api import Page, Request, Route, expect
 
 SESSION = "document.querySelector('chat-widget').session"
@@ -67,7 +59,7 @@ def test_a_person_s_name_wins_over_a_title_still_being_generated(page: Page) -> 
     page.route("**/api/chat/completions", hold_titles)
     host_page(page, 'history="local" generate-title')
     with page.expect_request(is_title_request):  # it follows the answer, and is held
-        send(page, "My name is Alice")
+        widget(page).send("My name is Alice")
 
     page.get_by_role("button", name="History").click()
     history_rows(page).get_by_role("button", name="Rename").click()
@@ -91,7 +83,7 @@ def test_a_person_s_name_wins_over_a_title_still_being_generated(page: Page) -> 
     expect(page.get_by_role("heading", level=2)).to_have_text("Mine")
     assert stored_conversations(page)[0]["title"] == "Mine"
     page.reload()
-    wait_ready(page)
+    widget(page).wait_ready()
     page.get_by_role("button", name="History").click()
     expect(history_rows(page).get_by_role("button", name="Mine")).to_be_visible()
 
@@ -100,7 +92,7 @@ def test_an_export_from_a_future_version_is_refused_and_changes_nothing(
     page: Page, tmp_path: Path
 ) -> None:
     host_page(page)
-    send(page, "Already here")
+    widget(page).send("Already here")
     before = page.evaluate("JSON.stringify(Object.entries(localStorage).sort())")
     future = tmp_path / "future.json"
     future.write_text(json.dumps({
@@ -126,7 +118,7 @@ def test_transcripts_are_stored_compressed_and_older_or_damaged_entries_stay_rea
     damaged[damaged_key] = "~z1~999~" + "\u4e00" * 50  # a packed value cut short
     plant(page, {**older, **damaged})
     host_page(page)
-    send(page, "A fresh one, " + "with words that repeat, " * 40)
+    widget(page).send("A fresh one, " + "with words that repeat, " * 40)
     raw = page.evaluate(
         "Object.entries(localStorage).filter(([k]) => k.includes(':conv:'))"
         ".map(([k, v]) => [k, v.slice(0, 4), v.length])"
@@ -169,7 +161,7 @@ def test_a_snapshot_set_before_start_opens_at_once(page: Page) -> None:
     )
     expect(page.get_by_role("log", name="Conversation").locator("article")).to_have_count(3)
     expect(page.get_by_role("heading", level=2)).to_have_text("Opened by the host")
-    send(page, "What is my name?")
+    widget(page).send("What is my name?")
     expect(page.get_by_role("log", name="Conversation").locator("article").last).to_contain_text(
         "Hana"
     )

@@ -13,8 +13,8 @@ from pages import (
     plant,
     planted_conversation,
     route_answers,
-    settled,
     sse_answer,
+    widget,
 )
 from playwright.sync_api import Page, expect
 
@@ -59,7 +59,7 @@ def test_typing_while_an_approval_arrives_never_approves(
     expect(arguments).to_contain_text("END-OF-NOTE")  # in full, scrollable
     assert arguments.evaluate("e => e.scrollHeight > e.clientHeight")
     approve.click()  # a deliberate press
-    settled(page, at_least=4)
+    widget(page).settled(at_least=4)
     assert page.evaluate("window.charges") == [5000]
 
 
@@ -155,7 +155,7 @@ def test_long_code_in_an_answer_draws_without_long_tasks(page: Page) -> None:
     host_page(page, 'history="memory"', script=LONG_TASKS)
     page.get_by_role("textbox", name="Message").fill("Code please")
     page.get_by_role("button", name="Send").click()
-    settled(page, at_least=2)
+    widget(page).settled(at_least=2)
     # highlight.js has loaded and whatever it was asked to do has run (one task, if any)
     page.evaluate("import('/static/runtime/vendor/highlight.mjs')"
                   ".then(() => new Promise(done => setTimeout(done, 100)))")  # fmt: skip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pages import host_page, log, send
+from pages import host_page, log, widget
 from playwright.sync_api import Page, expect
 
 
@@ -13,7 +13,7 @@ def test_german_from_the_lang_attribute(page: Page) -> None:
                        ("combobox", "Denken"), ("button", "Anhängen")]:  # fmt: skip
         expect(page.get_by_role(role, name=name, exact=True)).to_be_attached()  # type: ignore[arg-type]
     expect(page.get_by_role("heading", level=2)).to_have_text("Neues Gespräch")
-    send(page, "My name is Jonas", field="Nachricht", button="Senden")
+    widget(page).send("My name is Jonas")
     user = page.get_by_role("log", name="Gespräch").locator("article[data-role=user]")
     expect(user.get_by_role("button", name="Abzweigen")).to_be_visible()
     expect(user.get_by_role("button", name="Wiederholen")).to_be_visible()
@@ -31,7 +31,7 @@ def test_what_the_server_and_python_say_shows_in_german_too(page: Page) -> None:
             "message": "Too many requests: the limit is 60 a minute. Try again in 12 seconds.",
             "type": "rate_limit_error", "code": "rate_limited"}}),
     )  # fmt: skip
-    send(page, "Hallo?", field="Nachricht", button="Senden")
+    widget(page).send("Hallo?")
     expect(page.get_by_role("alert")).to_have_text(
         "Zu viele Anfragen: erlaubt sind 60 pro Minute. Versuch es in 12 Sekunden noch einmal."
     )
@@ -53,7 +53,7 @@ def test_the_page_s_language_is_the_default_and_an_unknown_one_is_english(page: 
 
 def test_right_to_left(page: Page) -> None:
     host_page(page, 'history="memory" dir="rtl"')
-    send(page, "My name is Dana")
+    widget(page).send("My name is Dana")
     user = log(page).locator("article[data-role=user]")
     answer = log(page).locator("article[data-role=assistant]")
     user_box, answer_box = user.bounding_box(), answer.bounding_box()

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from pages import host_page, log, send, settled, wait_ready
+from pages import host_page, log, widget
 from playwright.sync_api import Page, Request, Route, expect
 
 WIDGET = "document.querySelector('chat-widget')"
@@ -66,7 +66,7 @@ def test_a_closed_launcher_starts_no_worker_and_fetches_no_runtime(
     assert workers == [] and runtime_requests == []
 
     page.evaluate(f"{WIDGET}.open()")  # the host API opens it: now Python starts
-    wait_ready(page)
+    widget(page).wait_ready()
     assert len(workers) == 1 and any("widget.whl" in url for url in runtime_requests)
     expect(page.get_by_role("textbox", name="Message")).to_be_focused()
     page.evaluate(f"{WIDGET}.close()")
@@ -87,7 +87,7 @@ def test_open_and_close_do_nothing_inline(page: Page) -> None:
 
 def test_a_returning_visitor_sees_their_conversations_before_python_runs(page: Page) -> None:
     host_page(page, 'history="local"')
-    send(page, "My name is Alice")
+    widget(page).send("My name is Alice")
     runtime = HeldRuntime(page)
     page.reload()
     recent = page.get_by_role("list", name="Recent conversations")
@@ -95,7 +95,7 @@ def test_a_returning_visitor_sees_their_conversations_before_python_runs(page: P
     expect(page.get_by_role("textbox", name="Message")).to_be_editable()
     assert page.evaluate(READY_NOW) == "waiting"
     runtime.release()
-    wait_ready(page)
+    widget(page).wait_ready()
     expect(recent.get_by_role("button", name="My name is Alice")).to_be_visible()
 
 
@@ -114,10 +114,10 @@ def test_the_conversation_start_up_opens_is_drawn_once_before_python_runs(page: 
     assert page.evaluate(READY_NOW) == "waiting"
     answer.evaluate("node => { node.dataset.drawnBefore = 'yes'; }")
     runtime.release()
-    wait_ready(page)
+    widget(page).wait_ready()
     expect(page.get_by_role("heading", level=2)).to_have_text("Opened by the host")
     assert answer.evaluate("node => node.dataset.drawnBefore") == "yes"  # not drawn again
-    send(page, "What is my name?")
+    widget(page).send("What is my name?")
     expect(answer.last).to_contain_text("Hana")
 
 
@@ -135,7 +135,7 @@ def test_a_message_sent_before_python_runs_is_shown_at_once_and_answered_once(
     expect(page.get_by_role("textbox", name="Message")).to_have_value("")
     assert asked == [] and page.evaluate(READY_NOW) == "waiting"
     runtime.release()
-    settled(page, at_least=2)
+    widget(page).settled(at_least=2)
     expect(log(page).locator("article[data-role=user]")).to_have_count(1)
     expect(log(page).locator("article[data-role=assistant]")).to_contain_text("Ravi")
     assert len(asked) == 1

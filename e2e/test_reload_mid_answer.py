@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from live import FakeUpstream, LiveServer, needs_redis
-from pages import host_page, log, screenshot, settled, wait_ready
+from pages import host_page, log, screenshot, widget
 from playwright.sync_api import Page, expect
 from servers import RunningServer
 
@@ -47,7 +47,7 @@ def test_a_reload_mid_answer_shows_it_continuing_to_its_end(
     expect(answer(page)).to_contain_text("Hello 0")
 
     page.reload()  # mid-answer
-    wait_ready(page)
+    widget(page).wait_ready()
     expect(log(page).locator("article[data-role=user]")).to_have_text("Tell me about tides")
     # Still being written: the answer grows in front of the person, with Stop offered.
     expect(page.get_by_role("button", name="Stop")).to_be_visible()
@@ -55,7 +55,7 @@ def test_a_reload_mid_answer_shows_it_continuing_to_its_end(
     expect(question.get_by_role("button", name="Retry")).to_be_hidden()  # not while it is written
     screenshot(page, "reload-mid-answer")
     expect(answer(page)).to_have_text(WHOLE, timeout=15_000)
-    settled(page, at_least=2)
+    widget(page).settled(at_least=2)
     expect(question.get_by_role("button", name="Retry")).to_be_visible()
 
     assert len(fake.received) == 1  # the model was asked once
@@ -67,7 +67,7 @@ def test_a_reload_mid_answer_shows_it_continuing_to_its_end(
     assert len(metas) == 1 and "pending" not in json.loads(metas[0])  # stored complete
 
     page.reload()  # and it stays so
-    wait_ready(page)
+    widget(page).wait_ready()
     expect(log(page).locator("article")).to_have_count(0)  # a new conversation, as always
     page.get_by_role("button", name="History").click()
     page.get_by_role("list", name="Conversations", exact=True).get_by_role(

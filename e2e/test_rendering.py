@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 import pytest
 from corpora import corpus_path
-from pages import host_page, log, route_answers, send, sse_answer
+from pages import host_page, log, route_answers, sse_answer, widget
 from playwright.sync_api import Page, Route, expect
 
 TRAPS = """
@@ -152,7 +152,7 @@ def test_hostile_answers_streamed_live_run_nothing(
     batches = [payloads[i : i + 40] for i in range(0, len(payloads), 40)]
     answer_with(page, *("\n\n".join(batch) for batch in batches))
     for number in range(len(batches)):
-        send(page, f"Answer batch {number}")
+        widget(page).send(f"Answer batch {number}")
     expect(log(page).locator("article[data-role=assistant]")).to_have_count(len(batches))
     audit(page, guarded, 2 * len(batches))
 
@@ -210,7 +210,7 @@ def test_hostile_reasoning_and_math_run_nothing(
         for batch in batches
     ))  # fmt: skip
     for number in range(len(batches)):
-        send(page, f"Think about batch {number}")
+        widget(page).send(f"Think about batch {number}")
     expect(log(page).locator("article[data-role=assistant] .reasoning")).to_have_count(len(batches))
     for toggle in log(page).locator("button.thought").all():
         toggle.click()  # shown, like a curious person would
@@ -226,7 +226,7 @@ def test_markdown_reads_well(page: Page, guarded: list[str]) -> None:
         "```python\nprint('hi')\n```\n\n![diagram](https://images.example/d.png)"
     )
     answer_with(page, answer)
-    send(page, "Show me Markdown")
+    widget(page).send("Show me Markdown")
     body = log(page).locator("article[data-role=assistant] .body")
     expect(body.locator("em")).to_have_text("emphasis")
     expect(body.locator("strong")).to_have_text("strong")
@@ -255,7 +255,7 @@ def test_listed_image_hosts_show_inline(page: Page, guarded: list[str]) -> None:
     host_page(page, 'history="memory" image-hosts="localhost"')
     answer = "![chart](https://localhost/chart.png) ![other](https://elsewhere.example/x.png)"
     answer_with(page, answer)
-    send(page, "A chart please")
+    widget(page).send("A chart please")
     body = log(page).locator("article[data-role=assistant] .body")
     expect(body.locator("img")).to_have_count(1)
     expect(body.locator("img")).to_have_attribute("src", "https://localhost/chart.png")
@@ -265,7 +265,7 @@ def test_listed_image_hosts_show_inline(page: Page, guarded: list[str]) -> None:
 
 def test_user_messages_are_plain_text(page: Page, guarded: list[str]) -> None:
     host_page(page, 'history="memory"')
-    send(page, "**not bold** <b>nor this</b>")
+    widget(page).send("**not bold** <b>nor this</b>")
     user = log(page).locator("article[data-role=user] .body")
     expect(user).to_have_text("**not bold** <b>nor this</b>")
     expect(user.locator("b, strong")).to_have_count(0)
@@ -273,7 +273,7 @@ def test_user_messages_are_plain_text(page: Page, guarded: list[str]) -> None:
 
 def test_streaming_redraws_only_the_answer_being_written(page: Page, guarded: list[str]) -> None:
     host_page(page, 'history="memory"')
-    send(page, "My name is Alice")
+    widget(page).send("My name is Alice")
     first = page.evaluate_handle(
         "document.querySelector('chat-widget').shadowRoot.querySelector('article[data-role=assistant]')"
     )
@@ -284,7 +284,7 @@ def test_streaming_redraws_only_the_answer_being_written(page: Page, guarded: li
           .observe(first.parentNode, {childList: true}); }""",
         first,
     )
-    send(page, "Tell me a long story" + " with many words" * 20)
+    widget(page).send("Tell me a long story" + " with many words" * 20)
     assert page.evaluate("first => first.isConnected", first)
     assert page.evaluate("window.__replaced") == 0
 
@@ -297,9 +297,9 @@ def test_code_is_highlighted_and_highlight_js_loads_only_for_code(
     host_page(page, 'history="memory"')
     code_answer = "```python\ndef greet(name):\n    return f'hi {name}'  # friendly\n```"
     answer_with(page, "No code here, just words.", code_answer)
-    send(page, "Say something")
+    widget(page).send("Say something")
     assert loaded == []  # not needed yet
-    send(page, "Show me code")
+    widget(page).send("Show me code")
     code = log(page).locator("article[data-role=assistant]").last.locator("pre code")
     expect(code.locator("span.hljs-keyword").first).to_have_text("def")
     expect(code.locator("span.hljs-comment")).to_have_text("# friendly")

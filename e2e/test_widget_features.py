@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pages import host_page, log, screenshot, send, stored_conversations, wait_ready
+from pages import host_page, log, screenshot, stored_conversations, widget
 from playwright.sync_api import Page, expect
 
 LISTEN = """
@@ -17,7 +17,7 @@ for (const type of types) document.addEventListener(
 def test_events_bubble_out_of_the_element(page: Page) -> None:
     host_page(page, 'history="memory"', script=LISTEN)
     page.wait_for_function("window.heard.some(([type]) => type === 'chatkeep-ready')")
-    send(page, "My name is Eve")
+    widget(page).send("My name is Eve")
     heard = page.evaluate("window.heard")
     messages = [detail for kind, detail, _ in heard if kind == "chatkeep-message"]
     assert [m["role"] for m in messages] == ["user", "assistant"]
@@ -49,7 +49,7 @@ def test_suggestions_send_and_then_go_away(page: Page) -> None:
 def test_copy_under_an_answer_copies_its_markdown_and_says_so(page: Page) -> None:
     host_page(page, 'history="memory"')
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    send(page, "My name is Kim")
+    widget(page).send("My name is Kim")
     answer = log(page).locator("article[data-role=assistant]")
     answer.get_by_role("button", name="Copy").click()
     expect(page.get_by_text("Copied")).to_be_attached()
@@ -73,7 +73,7 @@ def test_the_launcher_opens_and_closes_the_chat_and_remembers(page: Page) -> Non
     expect(opener).to_be_focused()
     opener.click()
     page.reload()
-    wait_ready(page)
+    widget(page).wait_ready()
     expect(page.get_by_role("textbox", name="Message")).to_be_visible()  # still open
     page.get_by_role("button", name="Close chat").click()
     expect(page.get_by_role("button", name="Open chat")).to_be_visible()
@@ -108,7 +108,7 @@ def test_on_a_narrow_screen_the_pickers_move_into_a_menu_and_the_title_stays_rea
 ) -> None:
     page.set_viewport_size({"width": 360, "height": 740})
     host_page(page, 'history="memory"')
-    send(page, "Plan a weekend trip")
+    widget(page).send("Plan a weekend trip")
     title = page.get_by_role("heading", level=2)
     expect(title).to_have_text("Plan a weekend trip")
     assert title.evaluate("h => h.scrollWidth <= h.clientWidth")  # not cut to "P…"
@@ -153,8 +153,8 @@ def test_a_screenshot_of_launcher_mode_for_the_readme(page: Page) -> None:
 
 def test_edit_resends_a_message_and_keeps_every_version(page: Page) -> None:
     host_page(page, 'history="local"')
-    send(page, "My name is Alise")
-    send(page, "What is my name?")
+    widget(page).send("My name is Alise")
+    widget(page).send("What is my name?")
     user = log(page).locator("article[data-role=user]")
     user.first.get_by_role("button", name="Edit").click()
     field = page.get_by_role("textbox", name="Edited message")
@@ -177,7 +177,7 @@ def test_edit_resends_a_message_and_keeps_every_version(page: Page) -> None:
     page.wait_for_function("([key, before]) => localStorage.getItem(key) !== before", arg=stored)
     assert stored_conversations(page)[0]["messages"][0].get("version") == 1
     page.reload()
-    wait_ready(page)
+    widget(page).wait_ready()
     page.get_by_role("button", name="History").click()
     page.get_by_role("list", name="Conversations", exact=True).get_by_role("button").first.click()
     first = log(page).locator("article[data-role=user]").first
