@@ -23,16 +23,19 @@ STDLIB := $(RUNTIME)/pyodide/widget_stdlib.zip
 TEST_WHEELS := build/test-wheels/.stamp
 BROWSER_STAMP := build/.browser
 REDIS_STAMP := build/.redis
+POSTGRES_STAMP := build/.postgres
 
 .PHONY: setup serve test lint typecheck test-unit test-pyodide test-e2e bench dist clean
 .DELETE_ON_ERROR:
 
 setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp $(STDLIB)
 
+# Synced history on by default here: an SQLite file in the git-ignored data folder.
+SYNC_STORE ?= sqlite:///$(CURDIR)/data/sync.db
 serve: setup
-	$(PY) -m server --host $(HOST) --port $(PORT)
+	$(PY) -m server --host $(HOST) --port $(PORT) --sync-store $(SYNC_STORE)
 
-test: setup $(TEST_WHEELS) $(BROWSER_STAMP) $(REDIS_STAMP) lint typecheck test-js test-pyodide test-unit-and-e2e
+test: setup $(TEST_WHEELS) $(BROWSER_STAMP) $(REDIS_STAMP) $(POSTGRES_STAMP) lint typecheck test-js test-pyodide test-unit-and-e2e
 
 lint: $(VENV)/.stamp
 	$(VENV)/bin/ruff check widget server tests e2e bench tools
@@ -56,7 +59,7 @@ test-pyodide: setup $(TEST_WHEELS)
 test-unit-and-e2e: setup $(BROWSER_STAMP) dist
 	$(PY) -m pytest tests e2e
 
-bench: setup $(BROWSER_STAMP) $(REDIS_STAMP)
+bench: setup $(BROWSER_STAMP) $(REDIS_STAMP) $(POSTGRES_STAMP)
 	$(PY) -m bench
 
 $(VENV)/.stamp: pyproject.toml
@@ -123,6 +126,15 @@ $(REDIS_STAMP):
 	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
 	else echo "redis-server is not installed: the shared-limit tests will be skipped" >&2; fi
+	touch $@
+
+# PostgreSQL for synced history's shared store (tests start their own in a temporary folder).
+$(POSTGRES_STAMP):
+	mkdir -p build
+	if command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else echo "PostgreSQL is not installed: the PostgreSQL sync tests will be skipped" >&2; fi
 	touch $@
 
 clean:

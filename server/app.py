@@ -28,6 +28,8 @@ from .offline import OfflineManifest
 from .proxy import chat_completions
 from .security import HardeningHeaders, OriginGuard, page_policy, route_path
 from .settings import Settings
+from .sync import open_store
+from .sync.routes import sync_routes
 from .turns import TURN_HEADER, Turns
 from .upstream_client import UpstreamClient
 
@@ -70,6 +72,8 @@ def create_app(
         if app.state.turns is not None:
             await app.state.turns.aclose()
         await upstream.aclose()
+        if app.state.sync is not None:
+            await app.state.sync.close()
         if isinstance(app.state.rate_limiter.counters, RedisCounters):
             await app.state.rate_limiter.counters.aclose()
 
@@ -81,6 +85,7 @@ def create_app(
             Route("/api/chat/completions", chat_completions, methods=["POST"]),
             Route("/api/chat/turns/{turn}", turn_events, methods=["GET"]),
             Route("/api/chat/turns/{turn}", stop_turn, methods=["DELETE"]),
+            *sync_routes(),
             Route("/static/offline.json", manifest.endpoint),
             Mount("/static/runtime", Assets(directory=str(runtime))),
             Mount("/static", Assets(directory=str(static_dir))),
@@ -91,9 +96,9 @@ def create_app(
             Middleware(
                 CORSMiddleware,
                 allow_origins=list(settings.allowed_origins),
-                allow_methods=["GET", "POST", "DELETE"],
-                allow_headers=["content-type", "authorization"],
-                expose_headers=[TURN_HEADER],
+                allow_methods=["GET", "POST", "PUT", "DELETE"],
+                allow_headers=["content-type", "authorization", "if-match", "if-none-match"],
+                expose_headers=[TURN_HEADER, "etag"],
                 max_age=600,
             ),
             Middleware(OriginGuard, allowed_origins=settings.allowed_origins),
@@ -110,6 +115,9 @@ def create_app(
     app.state.rate_limiter = RateLimiter(settings.rate_limit, counters)
     app.state.slots = StreamSlots(settings.client_streams)
     app.state.budgets = Budgets(settings.client_daily_tokens, settings.daily_tokens, counters)
+    app.state.sync = (
+        open_store(settings.sync_store, settings.sync_space_bytes) if settings.sync_store else None
+    )
     app.state.turns = (
         Turns(redis_client(settings.redis_url), idle_seconds=settings.upstream_timeout + 5)
         if settings.redis_url
@@ -149,8 +157,9 @@ async def list_models(request: Request) -> Response:
         data = [
             {"id": model, "object": "model", "owned_by": "chatkeep"} for model in settings.models
         ]
-    # The widget's limits ride along: the tool calls it runs per answer.
-    limits = {"max_tool_calls": settings.max_tool_calls}
+    # What the widget needs to know rides along: the tool calls it runs per answer, and
+    # whether this server keeps synced history.
+    limits = {"max_tool_calls": settings.max_tool_calls, "sync": settings.sync_store is not None}
     return JSONResponse({"object": "list", "data": data, "chatkeep": limits})
 
 

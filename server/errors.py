@@ -84,6 +84,12 @@ TEXTS = {
     "{minutes} minutes), so the rest of it cannot be shown.",
     "turn_not_found.no_redis": "This chat server keeps answers for a reload only with Redis.",
     "store_unavailable": "Answers cannot be picked up right now: the chat server's store is away.",
+    "sync_off": "This chat server does not keep synced history.",
+    "sync_conflict": "This conversation changed on another device meanwhile.",
+    "sync_space_full": "Your synced history is full: this server keeps at most {limit} bytes "
+    "of it. Forget some conversations to sync again.",
+    "sync_unavailable": "Synced history cannot be reached right now: the chat server's store "
+    "is away. Your changes stay here and sync later.",
     "turn_too_long": "The answer took too long and was ended.",
     "server_error": "The chat server failed while writing this answer.",
     "stopped": "Stopped before the answer was finished.",

@@ -45,6 +45,9 @@ class Settings:
     body_timeout: float = 10.0
     client_streams: int = 4
     max_tool_calls: int = 16
+    #: synced history's store (`sqlite:///PATH` or `postgresql://…`); None: no sync
+    sync_store: str | None = field(default=None, repr=False)
+    sync_space_bytes: int = 20_000_000
     config: str | None = None
     #: several upstreams, from `config` (see server/providers.py); empty: one upstream
     providers: tuple[Provider, ...] = ()
@@ -76,7 +79,8 @@ class Settings:
         self._check_numbers()
 
     def _check_numbers(self) -> None:
-        for name in ("max_body_bytes", "max_tokens", "max_choices", "workers"):
+        for name in ("max_body_bytes", "max_tokens", "max_choices", "workers",
+                     "sync_space_bytes"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1")
         if self.client_daily_tokens < 0 or self.daily_tokens < 0:
@@ -200,6 +204,10 @@ OPTIONS: tuple[Option, ...] = (
            "tokens the whole server may use per day (0: no budget)", int),
     Option("client_secret", "--client-secret", "CHATKEEP_CLIENT_SECRET",
            "API calls need a token signed with it (chatkeep.sign_client_token); prefer the env"),
+    Option("sync_store", "--sync-store", "CHATKEEP_SYNC_STORE",
+           "synced history's store: sqlite:///PATH or postgresql://… (none: no sync)"),
+    Option("sync_space_bytes", "--sync-space-bytes", "CHATKEEP_SYNC_SPACE_BYTES",
+           "bytes one person's synced history may hold (then 413)", int),
     Option("config", "--config", "CHATKEEP_CONFIG",
            "a TOML file of providers (several upstreams), see docs/deployment.md"),
 )  # fmt: skip

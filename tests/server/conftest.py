@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from postgres import PostgresServer, needs_postgres
 
 from server import Settings
 from server.testing import RedisServer
@@ -38,3 +39,22 @@ def upstream_settings() -> Settings:
         api_key="sk-SECRET-KEY-123",
         models=("gpt-a", "gpt-b"),
     )
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """One PostgreSQL server for the run; each test takes a database of its own."""
+    server = PostgresServer()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=needs_postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new, empty sync store of each kind (`--sync-store`)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'data' / 'sync.db'}"
+    server: PostgresServer = request.getfixturevalue("postgres")
+    return server.database()

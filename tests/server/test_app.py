@@ -21,7 +21,7 @@ def test_health_and_models(runtime_dir: Path) -> None:
     assert models == {
         "object": "list",
         "data": [{"id": "demo", "object": "model", "owned_by": "chatkeep"}],
-        "chatkeep": {"max_tool_calls": 16},
+        "chatkeep": {"max_tool_calls": 16, "sync": False},
     }
 
 

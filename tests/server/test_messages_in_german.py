@@ -152,8 +152,26 @@ def said_by_the_app(runtime_dir: Path) -> list[Notice]:
             said.append(json.loads(events.split("data: ")[-1]))
     with TestClient(create_app(Settings(client_secret="s3cret"), runtime_dir=runtime_dir)) as http:
         said.append(http.post("/api/chat/completions", json=question).json())
+    said += said_by_sync(runtime_dir)
     return [{"message": body["error"]["message"], "code": body["error"]["code"],
              "params": body["error"].get("params", {})} for body in said]  # fmt: skip
+
+
+def said_by_sync(folder: Path) -> list[Any]:
+    """Synced history's refusals: off, a stale write, a full space, a store that is away."""
+    space, create = "S" * 43, {"if-none-match": "*"}
+    said = []
+    with TestClient(create_app(Settings(), runtime_dir=folder)) as http:
+        said.append(http.get(f"/api/sync/{space}").json())
+    store = Settings(sync_store=f"sqlite:///{folder}/sync/sync.db", sync_space_bytes=10)
+    with TestClient(create_app(store, runtime_dir=folder)) as http:
+        http.put(f"/api/sync/{space}/a", content=b"1", headers=create)
+        said.append(http.put(f"/api/sync/{space}/a", content=b"2", headers=create).json())
+        said.append(http.put(f"/api/sync/{space}/b", content=b"x" * 20, headers=create).json())
+    away = Settings(sync_store=f"sqlite:///{folder}/pyodide/pyodide.asm.wasm/sync.db")
+    with TestClient(create_app(away, runtime_dir=folder)) as http:
+        said.append(http.get(f"/api/sync/{space}").json())
+    return said
 
 
 def said_by_tokens() -> list[Notice]:

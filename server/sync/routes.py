@@ -1,0 +1,118 @@
+"""`/api/sync/{space}`: what changed since a cursor, and compare-and-set writes of items.
+
+A space and an item are names the browser derived from the person's key; their data is
+ciphertext. Reads answer it as Base64 inside JSON (a page of changes at a time); a write
+sends the raw bytes, so an upload is the ciphertext's size. Every write names the revision
+it replaces: `If-Match: <rev>`, or `If-None-Match: *` to create. Client tokens, the rate
+limit (counted apart from chat's) and the body limit apply as for chat.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Awaitable
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ..errors import APIError
+from ..limits import read_body
+from .store import Conflict, OverQuota, SyncStore
+
+#: a space: at least 128 bits in Base64url; an item: any short name of the browser's
+SPACE = re.compile(r"[A-Za-z0-9_-]{22,64}")
+ITEM = re.compile(r"[A-Za-z0-9_-]{1,64}")
+REVISION = re.compile(r'(?:W/)?"?(\d{1,18})"?')
+
+
+async def changes(request: Request) -> Response:
+    store, space = await _admitted(request)
+    since = request.query_params.get("since", "0")
+    if not since.isdigit() or len(since) > 18:
+        raise APIError(400, "since must be a revision number (0 for everything)", "bad_since")
+    page = await _guarded(store.changes(space, int(since)))
+    items = [{"id": i.id, "rev": i.rev, "data": _text(i.data)} for i in page.items]
+    return JSONResponse({"items": items, "cursor": page.cursor, "more": page.more})
+
+
+async def put_item(request: Request) -> Response:
+    store, space = await _admitted(request)
+    item = _item(request)
+    expect = _expected(request, may_create=True)
+    settings = request.app.state.settings
+    data = await read_body(request, settings.max_body_bytes, settings.body_timeout)
+    return await _write(store, space, item, data, expect)
+
+
+async def delete_item(request: Request) -> Response:
+    store, space = await _admitted(request)
+    return await _write(store, space, _item(request), None, _expected(request, may_create=False))
+
+
+def sync_routes() -> list[Route]:
+    return [
+        Route("/api/sync/{space}", changes, methods=["GET"]),
+        Route("/api/sync/{space}/{item}", put_item, methods=["PUT"]),
+        Route("/api/sync/{space}/{item}", delete_item, methods=["DELETE"]),
+    ]
+
+
+async def _admitted(request: Request) -> tuple[SyncStore, str]:
+    """The store and the space, once the client may ask (token, rate limit)."""
+    client = request.app.state.identity.of(request)  # 401 without a valid client token
+    store: SyncStore | None = request.app.state.sync
+    if store is None:
+        raise APIError.said(404, "sync_off")
+    await request.app.state.rate_limiter.check(f"sync:{client}")
+    space = request.path_params["space"]
+    if not SPACE.fullmatch(space):
+        raise APIError(404, "there is no such sync space", "bad_space")
+    return store, space
+
+
+def _item(request: Request) -> str:
+    item: str = request.path_params["item"]
+    if not ITEM.fullmatch(item):
+        raise APIError(404, "there is no such sync item", "bad_item")
+    return item
+
+
+def _expected(request: Request, *, may_create: bool) -> int | None:
+    """The revision the write replaces (None: it creates), from the precondition headers."""
+    if may_create and request.headers.get("if-none-match", "").strip() == "*":
+        return None
+    match = REVISION.fullmatch(request.headers.get("if-match", "").strip())
+    if match is None:
+        how = "If-Match: <rev>, or If-None-Match: * to create" if may_create else "If-Match"
+        raise APIError(428, f"a sync write names the revision it replaces ({how})",
+                       "precondition_required")  # fmt: skip
+    return int(match.group(1))
+
+
+async def _write(
+    store: SyncStore, space: str, item: str, data: bytes | None, expect: int | None
+) -> Response:
+    try:
+        rev = await _guarded(store.write(space, item, data, expect))
+    except Conflict as conflict:
+        error = APIError.said(412, "sync_conflict")
+        return JSONResponse(error.body() | {"rev": conflict.current}, status_code=412)
+    except OverQuota as full:
+        raise APIError.said(413, "sync_space_full", limit=full.limit) from full
+    return JSONResponse({"rev": rev}, headers={"etag": f'"{rev}"'})
+
+
+async def _guarded[T](pending: Awaitable[T]) -> T:
+    """The store's answer; a store that is away is a 503 that says so, never a 500."""
+    try:
+        return await pending
+    except (Conflict, OverQuota):
+        raise
+    except Exception as exc:  # sqlite3 / psycopg errors: the database is away or locked
+        raise APIError.said(503, "sync_unavailable", {"Retry-After": "30"}) from exc
+
+
+def _text(data: bytes | None) -> str | None:
+    return None if data is None else base64.urlsafe_b64encode(data).decode("ascii")

@@ -1,0 +1,35 @@
+"""The statements both backends run, with `?` for parameters (`for_postgres` converts)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .store import PAGE_BYTES, PAGE_ITEMS, Changes, Item
+
+SPACE = "SELECT rev, bytes FROM sync_spaces WHERE space = ?"
+ITEM = "SELECT rev, length(data) FROM sync_items WHERE space = ? AND item = ?"
+#: one row more than a page: whether `more` is true
+SINCE = f"""SELECT item, rev, data FROM sync_items WHERE space = ? AND rev > ?
+            ORDER BY rev LIMIT {PAGE_ITEMS + 1}"""
+PUT_SPACE = """INSERT INTO sync_spaces (space, rev, bytes) VALUES (?, ?, ?)
+               ON CONFLICT (space) DO UPDATE SET rev = excluded.rev, bytes = excluded.bytes"""
+PUT_ITEM = """INSERT INTO sync_items (space, item, rev, data) VALUES (?, ?, ?, ?)
+              ON CONFLICT (space, item) DO UPDATE SET rev = excluded.rev, data = excluded.data"""
+
+
+def for_postgres(sql: str) -> str:
+    return sql.replace("?", "%s").replace("length(data)", "octet_length(data)")
+
+
+def page(rows: Iterable[tuple[str, int, bytes | None]], since: int) -> Changes:
+    """One answer of `changes`: at most `PAGE_ITEMS` items and about `PAGE_BYTES` of data."""
+    items: list[Item] = []
+    size = 0
+    more = False
+    for item, rev, data in rows:
+        if len(items) == PAGE_ITEMS or (items and size + len(data or b"") > PAGE_BYTES):
+            more = True
+            break
+        items.append(Item(item, rev, bytes(data) if data is not None else None))
+        size += len(data or b"")
+    return Changes(items, items[-1].rev if items else since, more)

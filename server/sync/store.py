@@ -1,0 +1,123 @@
+"""What a sync store promises, and the one decision every write makes.
+
+A space is one person's history (its id derived from their key in the browser); an item is
+one conversation, encrypted. Every write names the revision it replaces (`expect`), so two
+devices writing at once never lose an update: the second is refused (`Conflict`) and merges
+first. A deletion leaves a tombstone, so other devices learn of it. Each write takes the
+space's next revision number; `changes(since=n)` returns everything written after `n`, and
+the number to ask with next time. The backends differ only in how they talk to their
+database; `decide` is the rule both apply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..errors import ChatkeepError, SettingsError
+
+#: items per `changes` answer; a device asks again while `more` is true
+PAGE_ITEMS = 500
+#: bytes of item data per `changes` answer (a page holds at least one item, whatever its size)
+PAGE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    rev: int
+    #: the ciphertext; None for a tombstone (the item was deleted at `rev`)
+    data: bytes | None
+
+
+@dataclass(frozen=True)
+class Changes:
+    items: list[Item]
+    #: the revision to ask `since` next time
+    cursor: int
+    #: more changes wait beyond this page
+    more: bool
+
+
+class Conflict(ChatkeepError):
+    """The item is not at the revision the writer expected (another device wrote first)."""
+
+    def __init__(self, current: int | None) -> None:
+        super().__init__(f"the item is at revision {current}, not the one expected")
+        #: the item's revision now (None: there is no such item)
+        self.current = current
+
+
+class OverQuota(ChatkeepError):
+    """The write would take the space past its byte quota."""
+
+    def __init__(self, used: int, limit: int) -> None:
+        super().__init__(f"the space would hold {used} bytes; at most {limit} are allowed")
+        self.used = used
+        self.limit = limit
+
+
+class SyncStore(Protocol):
+    """Items per space, each write a compare-and-set. Both backends pass one test suite."""
+
+    #: bytes a space may hold (tombstones count nothing)
+    space_bytes: int
+
+    async def changes(self, space: str, since: int) -> Changes:
+        """What was written in `space` after revision `since`, oldest first, one page."""
+        ...
+
+    async def write(self, space: str, item: str, data: bytes | None, expect: int | None) -> int:
+        """Store `data` (None: a tombstone) as `item`, if the item is now at revision
+        `expect` (None: if there is no such item yet); its new revision, or `Conflict` /
+        `OverQuota` with nothing changed."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Write:
+    """What one write does to the space, decided before anything is written."""
+
+    rev: int
+    space_bytes: int
+
+
+def decide(
+    current: tuple[int, int] | None,
+    space: tuple[int, int],
+    data: bytes | None,
+    expect: int | None,
+    quota: int,
+) -> Write:
+    """The write's revision and the space's new size, or the reason it is refused.
+
+    `current` is the item's (revision, data length) or None; `space` the space's (last
+    revision, bytes held). A write that shrinks the space is never refused for its size,
+    so a space over its quota (the quota was lowered) can still delete its way back.
+    """
+    rev_now = current[0] if current is not None else None
+    if rev_now != expect:
+        raise Conflict(rev_now)
+    last, held = space
+    freed = current[1] if current is not None else 0
+    size = held - freed + (len(data) if data is not None else 0)
+    if data is not None and size > quota and size > held:
+        raise OverQuota(size, quota)
+    return Write(rev=last + 1, space_bytes=size)
+
+
+def open_store(url: str, space_bytes: int) -> SyncStore:
+    """The store `url` names: `sqlite:///PATH` or `postgresql://…`."""
+    if url.startswith("sqlite:///"):
+        from .sqlite import SqliteStore
+
+        return SqliteStore(url.removeprefix("sqlite:///"), space_bytes)
+    if url.startswith(("postgresql://", "postgres://")):
+        from .postgres import PostgresStore
+
+        return PostgresStore(url, space_bytes)
+    raise SettingsError(
+        f"--sync-store must be sqlite:///PATH or postgresql://…, not {url.split(':')[0]!r}"
+    )

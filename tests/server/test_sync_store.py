@@ -1,0 +1,172 @@
+"""The sync store's promises, one suite over both backends (SQLite and a real PostgreSQL)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from server.sync import Conflict, OverQuota, SyncStore, open_store
+from server.sync.store import PAGE_ITEMS
+
+QUOTA = 10_000
+
+
+def with_store(url: str, body: Callable[[SyncStore], Awaitable[None]]) -> None:
+    """Run `body` on a store opened on `url` (in an event loop of its own), then close it."""
+
+    async def run() -> None:
+        opened = open_store(url, QUOTA)
+        try:
+            await body(opened)
+        finally:
+            await opened.close()
+
+    asyncio.run(run())
+
+
+def space() -> str:
+    return uuid.uuid4().hex
+
+
+def test_a_write_names_the_revision_it_replaces(store_url: str) -> None:
+    async def body(store: SyncStore) -> None:
+        where = space()
+        first = await store.write(where, "conv1", b"one", None)
+        with pytest.raises(Conflict) as created_twice:
+            await store.write(where, "conv1", b"again", None)
+        assert created_twice.value.current == first
+        second = await store.write(where, "conv1", b"two", first)
+        assert second > first
+        with pytest.raises(Conflict) as stale:
+            await store.write(where, "conv1", b"lost?", first)
+        assert stale.value.current == second
+        with pytest.raises(Conflict) as missing:
+            await store.write(where, "never", b"x", 7)
+        assert missing.value.current is None
+        [item] = (await store.changes(where, 0)).items
+        assert (item.id, item.rev, item.data) == ("conv1", second, b"two")
+
+    with_store(store_url, body)
+
+
+def test_changes_since_a_cursor_are_only_the_newer_ones(store_url: str) -> None:
+    async def body(store: SyncStore) -> None:
+        where = space()
+        for name in ("a", "b", "c"):
+            await store.write(where, name, name.encode(), None)
+        everything = await store.changes(where, 0)
+        assert [i.id for i in everything.items] == ["a", "b", "c"]
+        assert not everything.more
+        rev_b = everything.items[1].rev
+        await store.write(where, "b", b"b2", rev_b)
+        later = await store.changes(where, everything.cursor)
+        assert [(i.id, i.data) for i in later.items] == [("b", b"b2")]
+        idle = await store.changes(where, later.cursor)
+        assert idle.items == [] and idle.cursor == later.cursor
+
+    with_store(store_url, body)
+
+
+def test_a_deletion_is_a_tombstone_that_other_devices_see(store_url: str) -> None:
+    async def body(store: SyncStore) -> None:
+        where = space()
+        rev = await store.write(where, "gone", b"x" * 100, None)
+        cursor = (await store.changes(where, 0)).cursor
+        tomb = await store.write(where, "gone", None, rev)
+        [seen] = (await store.changes(where, cursor)).items
+        assert (seen.id, seen.rev, seen.data) == ("gone", tomb, None)
+        with pytest.raises(Conflict):  # a tombstone is a revision like any other
+            await store.write(where, "gone", b"back", None)
+        assert await store.write(where, "gone", b"back", tomb) > tomb
+
+    with_store(store_url, body)
+
+
+def test_a_space_over_its_quota_is_refused_and_keeps_what_it_had(store_url: str) -> None:
+    async def body(store: SyncStore) -> None:
+        where = space()
+        big = await store.write(where, "big", b"x" * 6_000, None)
+        with pytest.raises(OverQuota) as refused:
+            await store.write(where, "more", b"y" * 5_000, None)
+        assert refused.value.limit == QUOTA
+        assert [i.id for i in (await store.changes(where, 0)).items] == ["big"]
+        smaller = await store.write(where, "big", b"x" * 2_000, big)  # replacing frees its bytes
+        await store.write(where, "more", b"y" * 5_000, None)
+        await store.write(where, "big", None, smaller)  # a deletion frees them too
+        await store.write(where, "third", b"z" * 4_000, None)
+
+    with_store(store_url, body)
+
+
+def test_spaces_are_apart(store_url: str) -> None:
+    async def body(store: SyncStore) -> None:
+        mine, theirs = space(), space()
+        await store.write(mine, "same-id", b"mine", None)
+        assert (await store.changes(theirs, 0)).items == []
+        await store.write(theirs, "same-id", b"theirs", None)  # its own item, no conflict
+        [item] = (await store.changes(mine, 0)).items
+        assert item.data == b"mine"
+
+    with_store(store_url, body)
+
+
+def test_a_long_history_comes_in_pages(store_url: str) -> None:
+    async def body(store: SyncStore) -> None:
+        where = space()
+        for n in range(PAGE_ITEMS + 3):
+            await store.write(where, f"c{n}", b"", None)
+        first = await store.changes(where, 0)
+        assert len(first.items) == PAGE_ITEMS and first.more
+        rest = await store.changes(where, first.cursor)
+        assert [i.id for i in rest.items] == [f"c{n}" for n in range(PAGE_ITEMS, PAGE_ITEMS + 3)]
+        assert not rest.more
+
+    with_store(store_url, body)
+
+
+def test_many_writers_on_one_space_never_lose_an_update(store_url: str) -> None:
+    """Twelve writers (over three store objects: three servers, or three processes on one
+    file) each add to one counter 10 times, reading, then writing with the revision read,
+    and on a conflict reading again. Every increment lands."""
+    stores = [open_store(store_url, QUOTA) for _ in range(3)]
+    where = space()
+
+    async def add_ten(store: SyncStore) -> None:
+        for _ in range(10):
+            while True:
+                [item] = [i for i in (await store.changes(where, 0)).items if i.id == "counter"]
+                try:
+                    await store.write(where, "counter", str(int(item.data or b"0") + 1).encode(),
+                                      item.rev)  # fmt: skip
+                    break
+                except Conflict:
+                    await asyncio.sleep(0)
+
+    async def race() -> None:
+        try:
+            await stores[0].write(where, "counter", b"0", None)
+            await asyncio.gather(*(add_ten(stores[n % 3]) for n in range(12)))
+            [item] = (await stores[1].changes(where, 0)).items
+            assert item.data == b"120"
+            assert item.rev == 121  # one revision per write, none skipped or repeated
+        finally:
+            for opened in stores:
+                await opened.close()
+
+    asyncio.run(race())
+
+
+def test_the_schema_is_made_once_and_recorded(store_url: str) -> None:
+    async def written(store: SyncStore) -> None:
+        await store.write(space(), "x", b"1", None)
+
+    for _ in range(2):  # a second server opening the same database migrates nothing
+        with_store(store_url, written)
+
+
+def test_a_store_url_of_another_kind_is_refused_with_a_sentence() -> None:
+    with pytest.raises(ValueError, match=r"sqlite:///PATH or postgresql://"):
+        open_store("mysql://db/chat", QUOTA)
