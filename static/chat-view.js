@@ -113,12 +113,21 @@ export class ChatView {
         this.#elements.loading.remove();
         this.renderMeta();
         this.#announceEvent("chatkeep-ready", {});
+        if (host.hasAttribute("sync") && !historyOff) this.#startSyncing(client);
       },
       (error) => {
         this.#elements.loading.remove();
         this.#notices.alert(error.message);
       },
     );
+  }
+
+  /** Synced history (the `sync` attribute): its part of the history page, loaded only here. @param {WidgetClient} client */
+  #startSyncing(client) {
+    const page = /** @type {HTMLElement} */ (this.#root.querySelector(".history-page"));
+    import("./sync-panel.js")
+      .then(({ startSyncing }) => startSyncing({ host: this.#host, client, page, t: this.#t, act: (op, args) => this.#act(op, args) }))
+      .catch((error) => this.#notices.alert(error.message));
   }
 
   /** The strings of the element's language, loaded and put in place. */

@@ -290,6 +290,8 @@ export class WidgetClient extends EventTarget {
       this.dispatchEvent(new Event(EVENT.history));
     } else if (kind === EVENT.alert) {
       this.dispatchEvent(new CustomEvent(EVENT.alert, { detail: value }));
+    } else if (kind === EVENT.sync) {
+      this.dispatchEvent(new CustomEvent(EVENT.sync, { detail: value }));
     }
   }
 }

@@ -21,7 +21,7 @@ export const REQUEST = Object.freeze({ storage: "storage", historyStore: "histor
 /** What Python tells the page changed (widget/changes.py). */
 export const EVENT = Object.freeze({
   messages: "messages", draft: "draft", meta: "meta", models: "models", history: "history",
-  alert: "alert", stopping: "stopping",
+  alert: "alert", stopping: "stopping", sync: "sync",
 });
 /** `storage` requests, and what a `write` answers. */
 export const STORAGE = Object.freeze({ readAll: "readAll", get: "get", write: "write" });
@@ -59,13 +59,16 @@ export const EVENT_DATA = Object.freeze({
   history: { set: "array", "drop": "array", "order?": "array" },
   alert: { message: "string", code: "string", params: "object" },
   stopping: "null",
+  sync: { state: "string" },
 });
 
 /**
  * The storage keys of one kept conversation, `<prefix>:<kind>:<id>`: its line in the list and
  * its snapshot (packed by the worker). Python writes them; the page reads them before it runs.
  */
-export const STORAGE_KEYS = Object.freeze({ meta: "{prefix}:meta:", conversation: "{prefix}:conv:" });
+export const STORAGE_KEYS = Object.freeze({
+  meta: "{prefix}:meta:", conversation: "{prefix}:conv:", sync: "{prefix}:sync:",
+});
 
 /**
  * The key of a conversation's `kind` of entry; without an id, what all keys of that kind

@@ -8,6 +8,7 @@ import { pack, streams, unpack } from "./codec.js";
 import { EVENT, KIND, REQUEST, STORAGE, storageKey } from "./protocol.js";
 import { Channel, ReplyError } from "./rpc.js";
 import { openStream } from "./sse.js";
+import { SyncClient } from "./sync-client.js";
 
 const RUNTIME = new URL("./runtime/", import.meta.url);
 /** Streamed text is sent to the page at most this often (ms): bytes stay near the answer's size. */
@@ -150,7 +151,7 @@ async function boot(config) {
   // The snapshot this browser kept is read while the wheel and the models are fetched; it is
   // used only if it was made from this very wheel.
   const keeping = keptSnapshot();
-  const [wheel, { models, maxToolCalls }] = await Promise.all([fetchWheel(), fetchModels()]);
+  const [wheel, { models, maxToolCalls, syncOffered }] = await Promise.all([fetchWheel(), fetchModels()]);
   const key = await snapshotKey(wheel);
   const kept = await keeping;
   let pyodide = null;
@@ -172,7 +173,7 @@ async function boot(config) {
   } else {
     installWidget(pyodide, wheel); // files are not in a snapshot, only memory
   }
-  bridge = startBridge(pyodide, { ...config, models, maxToolCalls });
+  bridge = startBridge(pyodide, { ...config, models, maxToolCalls, syncOffered });
   const start = JSON.parse(await bridge.start());
   if (made) keepSnapshot(/** @type {string} */ (key), made); // for the next visit, after this one is ready
   return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
@@ -285,6 +286,19 @@ async function fetchWheel() {
   return new Uint8Array(await response.arrayBuffer());
 }
 
+/** Synced history's half in the worker (static/sync-client.js), as Python calls it: JSON in, JSON out. */
+function syncCallbacks() {
+  const sync = new SyncClient(() => endpoint, () => credentials, () => compression);
+  const json = (/** @type {(request: any) => Promise<any>} */ run) => async (/** @type {string} */ text) =>
+    JSON.stringify((await run(JSON.parse(text))) ?? null);
+  return {
+    syncOpen: json(({ secret }) => sync.open(secret)),
+    syncPull: json(({ since }) => sync.pull(since)),
+    syncPush: json(({ conversation, expect, payload }) => sync.push(conversation, expect, payload)),
+    syncDelete: json(({ item, expect }) => sync.delete(item, expect)),
+  };
+}
+
 /** 3. The models the server offers, `{id, provider?}` (fetched with the wheel); none when it cannot say. */
 async function fetchModels() {
   try {
@@ -293,9 +307,9 @@ async function fetchModels() {
     const models = data
       .filter((/** @type {any} */ model) => typeof model?.id === "string")
       .map((/** @type {any} */ model) => (typeof model.provider === "string" ? { id: model.id, provider: model.provider } : { id: model.id }));
-    return { models, maxToolCalls: chatkeep?.max_tool_calls };
+    return { models, maxToolCalls: chatkeep?.max_tool_calls, syncOffered: chatkeep?.sync === true };
   } catch {
-    return { models: [], maxToolCalls: undefined };
+    return { models: [], maxToolCalls: undefined, syncOffered: false };
   }
 }
 
@@ -328,6 +342,7 @@ function startBridge(pyodide, config) {
     historyStore: async (json) => JSON.stringify((await channel.request(REQUEST.historyStore, JSON.parse(json))) ?? null),
     emit,
     draft,
+    ...syncCallbacks(),
   };
   return Bridge(worker, JSON.stringify(config));
 }

@@ -30,7 +30,7 @@ pyodide.globals.set("codecs", pyodide.toPy(CODECS));
 
 const kept = pyodide.runPython(`
 import sys, traceback, types
-import widget.bridge, widget.compression
+import widget.bridge, widget.compression, widget.sync, widget.sync_codes
 from widget import Session, read_snapshot
 from widget.changes import ChangeFeed
 from widget.conversations import Conversations

@@ -27,9 +27,11 @@ from .history import History, Kept
 from .hosted_history import HostedHistory
 from .key_value import Change, Conflict, MemoryKeyValue, StorageFull
 from .models import Offer
-from .operations import OPERATIONS, check_arguments, snake_case
+from .operations import OPERATIONS, SYNC_OPERATIONS, check_arguments, snake_case
 from .protocol import CONFLICT, FULL
 from .sessions import Session
+from .sync import Page, Pulled, Pushed
+from .synced import SyncedHistory
 from .texts import notice
 
 Json = str
@@ -144,6 +146,40 @@ class PageHostStore:
         await self._call("forget", conversation_id)
 
 
+class WorkerSync:
+    """Synced history's server, through the worker: it derives the keys, encrypts and
+    decrypts (WebCrypto), and speaks `/api/sync`; Python sees conversations only."""
+
+    def __init__(self, worker: Any) -> None:
+        self.worker = worker
+
+    async def _ask(self, method: str, request: dict[str, Any]) -> Any:
+        try:
+            return json.loads(await getattr(self.worker, method)(_dumps(request)))
+        except JsException as exc:
+            raise _js_error(exc, WidgetError) from exc
+
+    async def open(self, secret: str) -> None:
+        await self._ask("syncOpen", {"secret": secret})
+
+    async def pull(self, since: int) -> Page:
+        page = await self._ask("syncPull", {"since": since})
+        items = [Pulled(i["item"], i["rev"], i.get("payload"), i.get("readable", True))
+                 for i in page["items"]]  # fmt: skip
+        return Page(items, page["cursor"], page["more"])
+
+    async def push(
+        self, conversation_id: str, expect: int | None, payload: dict[str, Any]
+    ) -> Pushed:
+        done = await self._ask("syncPush", {"conversation": conversation_id, "expect": expect,
+                                            "payload": payload})  # fmt: skip
+        return Pushed(done["item"], done["rev"], done["written"])
+
+    async def delete(self, item: str, expect: int) -> Pushed:
+        done = await self._ask("syncDelete", {"item": item, "expect": expect})
+        return Pushed(done["item"], done["rev"], done["written"])
+
+
 def make_history(worker: Any, config: WidgetConfig) -> Kept | None:
     if config.history == "off":
         return None
@@ -171,6 +207,8 @@ class Bridge:
             session, make_history(worker, options), transport, listener=self.feed, offer=offer,
             locks=transport, tools=PageTools(worker), generate_title=options.generate_title,
         )  # fmt: skip
+        self.synced = SyncedHistory(self.conversations, WorkerSync(worker),
+                                    offered=options.sync, emit=self._emit)  # fmt: skip
 
     def operations(self) -> Json:
         """The operations table, for the worker and the page."""
@@ -185,7 +223,8 @@ class Bridge:
         """Run one operation: `{"result"}`, or `{"error": {"message", "bug"?}}`."""
         try:
             keywords = check_arguments(operation, json.loads(arguments))
-            result = await getattr(self.conversations, snake_case(operation))(**keywords)
+            facade = self.synced if operation in SYNC_OPERATIONS else self.conversations
+            result = await getattr(facade, snake_case(operation))(**keywords)
         except WidgetError as exc:
             return _dumps({"error": exc.notice()})
         except Exception as exc:

@@ -29,6 +29,9 @@ class WidgetConfig:
     models: list[dict[str, Any]] = field(default_factory=list)
     #: tool calls run per answer, as the server says (`/api/models`); the rest are not run
     max_tool_calls: int = 16
+    #: synced history: the element asks for it (`sync`), history is `local`, and the server
+    #: keeps it (`/api/models`)
+    sync: bool = False
 
     @classmethod
     def from_json(cls, text: str) -> WidgetConfig:
@@ -47,6 +50,9 @@ class WidgetConfig:
             snapshot=options.get("snapshot"),
             models=[m for m in models if isinstance(m, dict)] if isinstance(models, list) else [],
             max_tool_calls=_count(options.get("maxToolCalls"), 16),
+            sync=options.get("sync") is True
+            and options.get("syncOffered") is True
+            and history == "local",
         )
 
 

@@ -17,8 +17,7 @@ version) are skipped and never written over or removed.
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import replace
+from collections.abc import Callable, Collection
 from typing import Any, Protocol
 
 from .config import DEFAULT_MAX_CONVERSATIONS, DEFAULT_PREFIX
@@ -64,6 +63,9 @@ class History:
         # storage means another tab has moved that conversation on since.
         self._known: dict[str, str] = {}
         self._meta_texts: dict[str, str] = {}
+        #: told of each conversation this tab kept, pinned or forgot (True): synced history
+        #: sends what changed (`widget.synced`)
+        self.watcher: Callable[[str, bool], None] = lambda conversation_id, forgotten: None
 
     async def load(self) -> None:
         """Build the list from the meta keys (one trip); unreadable entries are skipped."""
@@ -161,6 +163,7 @@ class History:
         assert stored is not None  # written just above, in this build's format
         self._entries[snapshot.id] = stored
         self._meta_texts[snapshot.id] = self._known[snapshot.id] = meta
+        self.watcher(snapshot.id, False)
         return stored
 
     def _changes(self, plan: KeepPlan, meta: str) -> list[Change]:
@@ -188,10 +191,13 @@ class History:
             except Conflict:
                 await self.changed(key)
                 continue
-            self._entries[conversation_id] = replace(self._entries[conversation_id], pinned=pinned)
+            pinned_entry = parse_meta(conversation_id, changed)  # its new rev too
+            assert pinned_entry is not None  # this build's own format
+            self._entries[conversation_id] = pinned_entry
             self._meta_texts[conversation_id] = changed
             if self._known.get(conversation_id) == text:
                 self._known[conversation_id] = changed
+            self.watcher(conversation_id, False)
             return
         raise WidgetError.said("changing_elsewhere")
 
@@ -217,6 +223,7 @@ class History:
     async def forget(self, conversation_id: str) -> None:
         await self.store.write(self._removal(conversation_id))
         self._drop(conversation_id)
+        self.watcher(conversation_id, True)
 
     async def changed(self, key: str) -> bool:
         """Another tab changed `key`: refresh that entry. True when the list changed."""

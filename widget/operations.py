@@ -1,6 +1,7 @@
-"""The operations the page may ask of the session, read from `Conversations` itself.
+"""The operations the page may ask of the session, read from its two facades themselves.
 
-Every public async method of `widget.conversations.Conversations` is an operation: its
+Every public async method of `widget.conversations.Conversations` (the conversations) and of
+`widget.synced.SyncedHistory` (synced history) is an operation: its
 name and its arguments' names in camelCase (`export_all` is `exportAll`), each argument's
 shape read from its type hint. The worker hands this table to the page at boot, and the
 page checks every call against it before it crosses.
@@ -19,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .conversations import Conversations
+from .synced import SyncedHistory
 
 _SHAPES: dict[object, str] = {str: "string", int: "integer", bool: "boolean", list: "array",
                               dict: "object", object: "any"}  # fmt: skip
@@ -62,7 +64,9 @@ def table(facade: type = Conversations) -> dict[str, dict[str, str]]:
     return found
 
 
-OPERATIONS = table()
+OPERATIONS = table(Conversations) | table(SyncedHistory)
+#: the operations `SyncedHistory` answers (the others, `Conversations`)
+SYNC_OPERATIONS = frozenset(table(SyncedHistory))
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),

@@ -25,7 +25,7 @@ MESSAGE_KINDS = ("init", "call", "reply", "error", "event")
 #: What the worker asks of the page: localStorage, the host's own history store, a tool.
 REQUESTS = ("storage", "historyStore", "callTool")
 #: What Python tells the page changed (see `widget.changes`).
-EVENTS = ("messages", "draft", "meta", "models", "history", "alert", "stopping")
+EVENTS = ("messages", "draft", "meta", "models", "history", "alert", "stopping", "sync")
 #: `storage` requests, and what a `write` answers.
 STORAGE_OPERATIONS = ("readAll", "get", "write")
 WRITTEN, FULL, CONFLICT = STORAGE_ANSWERS = ("ok", "full", "conflict")
@@ -67,13 +67,19 @@ EVENT_DATA: dict[str, Shape | str] = {
     # it by in its language (`widget.texts`)
     "alert": {"message": "string", "code": "string", "params": "object"},
     "stopping": "null",
+    # synced history: "off" (not connected), "syncing", "synced", "offline" or "error"
+    "sync": {"state": "string"},
 }
 # fmt: on
 
 #: The storage keys of one kept conversation, `<prefix>:<kind>:<id>` (`storage_key`): its line
 #: in the list (`widget.entries`) and its snapshot (packed by the worker, `static/codec.js`).
 #: The page reads both before Python runs (`static/stored.js`).
-STORAGE_KEYS = {"meta": "{prefix}:meta:", "conversation": "{prefix}:conv:"}
+STORAGE_KEYS = {
+    "meta": "{prefix}:meta:",
+    "conversation": "{prefix}:conv:",
+    "sync": "{prefix}:sync:",
+}
 
 #: The worker puts `{TURN_KEY: "<id>"}` before an answer's first chunk when the server keeps
 #: the answer under that turn id (the response header `TURN_HEADER`), for a reload to pick up.

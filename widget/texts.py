@@ -47,6 +47,14 @@ TEXTS = {
     "host_store_orders": "This page keeps conversations in its own store, which decides their "
     "order.",
     "changing_elsewhere": "That conversation keeps changing in another tab. Try again.",
+    # synced history
+    "bad_sync_code": "That is not a sync code: a sync code has {length} letters and digits, "
+    "as the other device shows it.",
+    "sync_off": "This chat server does not keep synced history.",
+    "sync_key_short": "The site's sync key is too short to keep a history safe: it needs at "
+    "least 16 characters.",
+    "sync_unreadable": "{count} synced conversations could not be read with this sync code "
+    "and were left out.",
     "storage_full": "This conversation is too large for this browser's storage. It stays open "
     "here, but it will not be kept after you close the page.",
     "storage_full_of_pins": "This browser's storage is full of pinned conversations. Unpin or "

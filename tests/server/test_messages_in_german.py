@@ -41,6 +41,7 @@ from widget.keeper import Unheard
 from widget.key_value import Conflict, MemoryKeyValue, StorageFull
 from widget.models import Offer
 from widget.snapshots import SnapshotError
+from widget.sync_codes import read_code
 
 if "pyodide" not in sys.modules:  # widget.bridge imports Pyodide's FFI, absent on CPython
     ffi = types.ModuleType("pyodide.ffi")
@@ -174,6 +175,13 @@ def said_by_sync(folder: Path) -> list[Any]:
     return said
 
 
+def said_about_sync() -> list[Notice]:
+    """What synced history says in the widget: a mistyped code, items that fail their tag,
+    a site's key too short."""
+    return [caught(lambda: read_code("ABCD-EFGH")), notice("sync_unreadable", count=2),
+            WidgetError.said("sync_key_short").notice()]  # fmt: skip
+
+
 def said_by_tokens() -> list[Notice]:
     expired = sign_client_token("s3cret", "ann", -10)
     return [
@@ -298,6 +306,7 @@ def test_what_python_and_the_server_say_shows_in_german(runtime_dir: Path) -> No
         + said_by_the_app(runtime_dir) + said_by_tokens() + said_by_the_widget()
         + [of(APIError.said(404, "turn_not_found", minutes=15)),
            of(APIError.said(503, "store_unavailable"))]
+        + said_about_sync()
         + [of(e) for e in (STOPPED, TOO_LONG, BROKEN, SILENT)]
         + SAID_IN_JAVASCRIPT
     )  # fmt: skip

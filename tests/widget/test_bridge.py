@@ -29,8 +29,9 @@ from widget.conversations import Conversations
 from widget.errors import STOPPED
 from widget.history import History
 from widget.key_value import MemoryKeyValue
-from widget.operations import OPERATIONS, check_arguments, snake_case
+from widget.operations import OPERATIONS, SYNC_OPERATIONS, check_arguments, snake_case
 from widget.protocol import EVENT_DATA, PAYLOADS, conforms
+from widget.synced import SyncedHistory
 from widget.texts import TEXTS
 
 IN_PYODIDE = sys.platform == "emscripten"
@@ -136,12 +137,16 @@ def streamed(text: str, parts: int) -> list[list[Any]]:
     return [[text_chunk(piece)] for piece in pieces] + [[text_chunk("", "stop")]]
 
 
-def test_the_operations_are_the_facade_s_public_async_methods() -> None:
+def test_the_operations_are_the_facades_public_async_methods() -> None:
     public = {
-        name for name, member in vars(Conversations).items()
+        name for facade in (Conversations, SyncedHistory) for name, member in vars(facade).items()
         if not name.startswith("_") and inspect.iscoroutinefunction(member)
     }  # fmt: skip
     assert {snake_case(operation) for operation in OPERATIONS} == public
+    assert OPERATIONS["startSync"] == {"code": "string?"}
+    assert {snake_case(op) for op in SYNC_OPERATIONS} == {
+        name for name in vars(SyncedHistory) if not name.startswith("_")
+        and inspect.iscoroutinefunction(vars(SyncedHistory)[name])}  # fmt: skip
     assert OPERATIONS["send"] == {"text": "string", "attachments": "array?"}
     assert OPERATIONS["rename"] == {"conversationId": "string", "title": "string"}
     assert OPERATIONS["restore"] == {"snapshot": "any"}

@@ -1,0 +1,138 @@
+// Synced history, the worker's half. The person's secret (a sync code, or the key a site
+// gives) never leaves the worker: HKDF derives from it the space's name, an AES-GCM key and
+// a key that names items. Each conversation travels as one item: its JSON, compressed, then
+// encrypted with the item's name as associated data, so an item moved under another name
+// fails its tag like a tampered one. The server sees names, sizes and revisions, nothing else.
+
+const SALT = new TextEncoder().encode("chatkeep sync v1");
+const IV_BYTES = 12;
+
+/** @param {string} text */
+const utf8 = (text) => new TextEncoder().encode(text);
+
+/** @param {Uint8Array} bytes */
+function base64url(bytes) {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** @param {string} text */
+function fromBase64url(text) {
+  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+/**
+ * An error the widget can say in the person's language: the server's code and params, or
+ * `sync_offline` when no answer came at all (the changes wait for the next round).
+ * @param {string} message @param {string} code @param {object} [params]
+ */
+const failure = (message, code, params) => Object.assign(new Error(message), { code, params });
+
+export class SyncClient {
+  /** @type {CryptoKey | null} */ #key = null;
+  /** @type {CryptoKey | null} */ #names = null;
+  #space = "";
+
+  /**
+   * @param {() => string} endpoint  the API's base URL (`…/api`)
+   * @param {() => Record<string, string>} credentials  the client token's header, if any
+   * @param {() => import("./codec.js").Compression} compression
+   */
+  constructor(endpoint, credentials, compression) {
+    this.endpoint = endpoint;
+    this.credentials = credentials;
+    this.compression = compression;
+  }
+
+  /** @param {string} secret */
+  async open(secret) {
+    const material = await crypto.subtle.importKey("raw", utf8(secret), "HKDF", false, ["deriveKey", "deriveBits"]);
+    const hkdf = (/** @type {string} */ info) => ({ name: "HKDF", hash: "SHA-256", salt: SALT, info: utf8(info) });
+    this.#space = base64url(new Uint8Array(await crypto.subtle.deriveBits(hkdf("space"), material, 256)));
+    this.#key = await crypto.subtle.deriveKey(hkdf("items"), material, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+    this.#names = await crypto.subtle.deriveKey(hkdf("names"), material, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign"]);
+  }
+
+  /** What changed since revision `since`: each item decrypted, or marked unreadable. @param {number} since */
+  async pull(since) {
+    const page = await (await this.#fetch(`?since=${since}`)).json();
+    const items = await Promise.all(page.items.map(async (/** @type {any} */ item) => {
+      const found = { item: item.id, rev: item.rev, payload: null, readable: true };
+      if (item.data === null) return found; // a tombstone
+      try {
+        return { ...found, payload: await this.#unseal(item.id, item.data) };
+      } catch {
+        return { ...found, readable: false }; // its tag failed: tampered, or another person's
+      }
+    }));
+    return { items, cursor: page.cursor, more: page.more };
+  }
+
+  /** @param {string} conversation @param {number | null} expect @param {object} payload */
+  async push(conversation, expect, payload) {
+    const item = await this.#itemName(conversation);
+    return this.#write(item, "PUT", expect, await this.#seal(item, payload));
+  }
+
+  /** @param {string} item @param {number} expect */
+  async delete(item, expect) {
+    return this.#write(item, "DELETE", expect, null);
+  }
+
+  /** @param {string} item @param {string} method @param {number | null} expect @param {BodyInit | null} body */
+  async #write(item, method, expect, body) {
+    const headers = expect === null ? { "if-none-match": "*" } : { "if-match": String(expect) };
+    const response = await this.#fetch(`/${item}`, { method, headers, body });
+    const answer = await response.json();
+    if (response.status === 412) return { item, rev: answer.rev ?? null, written: false };
+    return { item, rev: answer.rev, written: true };
+  }
+
+  /** @param {string} path @param {{method?: string, headers?: Record<string, string>, body?: BodyInit | null}} [init] */
+  async #fetch(path, init = {}) {
+    if (!this.#space) throw failure("Sync is not connected.", "sync_off");
+    let response;
+    try {
+      response = await fetch(`${this.endpoint()}/sync/${this.#space}${path}`, {
+        method: init.method ?? "GET",
+        headers: { ...this.credentials(), ...init.headers },
+        body: init.body ?? undefined,
+      });
+    } catch {
+      throw failure("The chat server cannot be reached: changes sync later.", "sync_offline");
+    }
+    if (!response.ok && response.status !== 412) {
+      const error = (await response.json().catch(() => null))?.error;
+      throw failure(error?.message ?? `Sync failed (${response.status}).`, error?.code ?? "sync_failed", error?.params);
+    }
+    return response;
+  }
+
+  /** @param {string} conversation */
+  async #itemName(conversation) {
+    const mac = await crypto.subtle.sign("HMAC", /** @type {CryptoKey} */ (this.#names), utf8(conversation));
+    return base64url(new Uint8Array(mac).subarray(0, 16));
+  }
+
+  /** @param {string} item @param {object} payload */
+  async #seal(item, payload) {
+    const plain = await this.compression().deflate(utf8(JSON.stringify(payload)));
+    const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+    const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: utf8(item) },
+      /** @type {CryptoKey} */ (this.#key), /** @type {Uint8Array<ArrayBuffer>} */ (plain));
+    const body = new Uint8Array(IV_BYTES + sealed.byteLength);
+    body.set(iv);
+    body.set(new Uint8Array(sealed), IV_BYTES);
+    return body;
+  }
+
+  /** @param {string} item @param {string} data */
+  async #unseal(item, data) {
+    const bytes = fromBase64url(data);
+    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes.subarray(0, IV_BYTES), additionalData: utf8(item) },
+      /** @type {CryptoKey} */ (this.#key), bytes.subarray(IV_BYTES));
+    return JSON.parse(new TextDecoder().decode(await this.compression().inflate(new Uint8Array(plain))));
+  }
+}

@@ -1,0 +1,165 @@
+// Synced history on the history page: connect this device with a sync code (shown, or typed,
+// or carried in a link's fragment) or with the key a site gives (`element.syncKey`), the
+// status, and "Stop syncing". Loaded only for an element with the `sync` attribute; the
+// worker does the rest (static/sync-client.js, widget/synced.py).
+
+/** @typedef {import("./client.js").WidgetClient} WidgetClient */
+
+/** English; other languages in static/i18n/<lang>.js under the same keys. */
+const EN = {
+  "sync.heading": "Synced history",
+  "sync.devices": "Sync devices",
+  "sync.use": "Use a sync code",
+  "sync.code": "Sync code",
+  "sync.connect": "Connect",
+  "sync.cancel": "Cancel",
+  "sync.done": "Done",
+  "sync.stop": "Stop syncing",
+  "sync.show": "On your other device, open History, choose \u201cUse a sync code\u201d and type this code, or open this link there:",
+  "sync.link": "Link for another device",
+  "sync.private": "Anyone with this code can read your conversations: keep it to yourself.",
+  "sync.state.synced": "Synced",
+  "sync.state.syncing": "Syncing\u2026",
+  "sync.state.offline": "Offline: changes will sync later",
+  "sync.state.error": "Not synced: see the message above",
+  "sync.state.off": "This device does not sync its history.",
+  "sync.unavailable": "This chat server does not keep synced history.",
+};
+const EVERY_MS = 30_000;
+const FRAGMENT = /(?:^#|&)chatkeep-sync=([A-Za-z0-9-]+)/;
+
+/**
+ * @param {{host: HTMLElement & {syncKey?: string}, client: WidgetClient, page: HTMLElement,
+ *   t: import("./strings.js").Translate, act: (op: string, args: object) => Promise<any>}} options
+ */
+export async function startSyncing({ host, client, page, t, act }) {
+  const ending = new AbortController();
+  const signal = ending.signal;
+  const say = (/** @type {keyof EN} */ key) => (t(key) === key ? EN[key] : t(key));
+  const panel = build(page, say);
+  const show = (/** @type {{offered: boolean, connected: boolean, state: string}} */ status) => {
+    panel.section.hidden = false;
+    panel.status.textContent = status.offered ? say(/** @type {any} */ (`sync.state.${status.connected ? status.state : "off"}`)) : say("sync.unavailable");
+    const managed = Boolean(host.syncKey);
+    panel.devices.hidden = !status.offered || managed;
+    panel.use.hidden = !status.offered || managed || status.connected;
+    panel.stop.hidden = !status.connected || managed;
+  };
+  let status = await client.call("syncStatus");
+  show(status);
+  const refresh = async () => show((status = await client.call("syncStatus")));
+  client.addEventListener("sync", (/** @type {any} */ event) => {
+    status = { ...status, connected: event.detail.state !== "off", state: event.detail.state };
+    show(status);
+    host.dispatchEvent(new CustomEvent("chatkeep-sync", { detail: { state: event.detail.state }, bubbles: true, composed: true }));
+  }, { signal });
+  if (!status.offered) return;
+
+  panel.devices.addEventListener("click", async () => {
+    const started = await act("startSync", {});
+    if (!started) return;
+    const link = new URL(location.href);
+    link.hash = `chatkeep-sync=${started.code}`;
+    panel.code.textContent = started.code;
+    panel.link.href = panel.link.textContent = link.href;
+    panel.shown.showModal();
+    await refresh();
+  });
+  panel.use.addEventListener("click", () => {
+    panel.field.value = "";
+    panel.ask.showModal();
+  });
+  panel.askForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    panel.error.textContent = "";
+    try {
+      await client.call("startSync", { code: panel.field.value });
+    } catch (/** @type {any} */ error) {
+      panel.error.textContent = t.notice({ message: error.message, code: error.code, params: error.params });
+      return; // said in the dialog, where the person is looking
+    }
+    panel.ask.close();
+    await refresh();
+  });
+  panel.cancel.addEventListener("click", () => panel.ask.close());
+  panel.stop.addEventListener("click", async () => {
+    await act("stopSync", {});
+    await refresh();
+  });
+
+  // A site that signs people in gives their key; a link carries a code in its fragment.
+  if (host.syncKey) await act("useSyncKey", { key: String(host.syncKey) });
+  const carried = FRAGMENT.exec(location.hash);
+  if (carried) {
+    history.replaceState(history.state, "", location.href.replace(/#.*$/, "")); // not kept in the address
+    await act("startSync", { code: carried[1] });
+  }
+  await refresh();
+
+  // Rounds: now, when the page comes back into view or online, and every 30 s while shown.
+  const round = () => {
+    if (!host.isConnected) ending.abort(); // the element was removed: no more rounds
+    else if (document.visibilityState === "visible") client.call("syncNow").catch(() => {});
+  };
+  round();
+  addEventListener("focus", round, { signal });
+  addEventListener("online", round, { signal });
+  document.addEventListener("visibilitychange", round, { signal });
+  const timer = setInterval(round, EVERY_MS);
+  signal.addEventListener("abort", () => clearInterval(timer));
+}
+
+/**
+ * The section on the history page and its two dialogs.
+ * @param {HTMLElement} page @param {(key: keyof EN) => string} say
+ */
+function build(page, say) {
+  const section = document.createElement("section");
+  section.className = "sync";
+  section.setAttribute("aria-label", say("sync.heading"));
+  section.innerHTML = `<style>
+      .sync { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; padding: 0.5rem 0.75rem; border-top: 1px solid var(--ck-border); }
+      .sync-status { flex: 1 1 100%; margin: 0; color: var(--ck-muted); font-size: 0.85em; }
+      .sync dialog { max-width: min(28rem, 90vw); border: 1px solid var(--ck-border); border-radius: 0.5rem; background: var(--ck-bg, Canvas); color: inherit; }
+      .sync-code { font: 1.15em/1.4 ui-monospace, monospace; letter-spacing: 0.04em; user-select: all; overflow-wrap: anywhere; }
+      .sync-link { overflow-wrap: anywhere; }
+      .sync-error:empty { display: none; }
+      .sync-field { font-size: 16px; width: 100%; box-sizing: border-box; }
+    </style>
+    <p class="sync-status" role="status"></p>
+    <button type="button" class="sync-devices"></button>
+    <button type="button" class="sync-use"></button>
+    <button type="button" class="sync-stop"></button>
+    <dialog class="sync-shown">
+      <p class="sync-show"></p>
+      <p class="sync-code"></p>
+      <p><a class="sync-link" rel="noopener"></a></p>
+      <p class="sync-private"></p>
+      <form method="dialog"><button class="sync-done"></button></form>
+    </dialog>
+    <dialog class="sync-ask">
+      <form class="sync-ask-form">
+        <label><span class="sync-code-label"></span> <input class="sync-field" autocomplete="off" spellcheck="false"></label>
+        <p class="sync-error" role="alert"></p>
+        <button class="sync-connect"></button>
+        <button type="button" class="sync-cancel"></button>
+      </form>
+    </dialog>`;
+  const $ = (/** @type {string} */ selector) => /** @type {any} */ (section.querySelector(selector));
+  const text = /** @type {[string, keyof EN][]} */ ([
+    [".sync-devices", "sync.devices"], [".sync-use", "sync.use"], [".sync-stop", "sync.stop"],
+    [".sync-show", "sync.show"], [".sync-private", "sync.private"], [".sync-done", "sync.done"],
+    [".sync-code-label", "sync.code"], [".sync-connect", "sync.connect"], [".sync-cancel", "sync.cancel"],
+  ]);
+  for (const [selector, key] of text) $(selector).textContent = say(key);
+  $(".sync-shown").setAttribute("aria-label", say("sync.devices"));
+  $(".sync-ask").setAttribute("aria-label", say("sync.use"));
+  $(".sync-link").setAttribute("aria-label", say("sync.link"));
+  page.querySelector("footer")?.before(section);
+  return {
+    section, status: $(".sync-status"), devices: $(".sync-devices"), use: $(".sync-use"), stop: $(".sync-stop"),
+    shown: /** @type {HTMLDialogElement} */ ($(".sync-shown")), code: $(".sync-code"), link: /** @type {HTMLAnchorElement} */ ($(".sync-link")),
+    ask: /** @type {HTMLDialogElement} */ ($(".sync-ask")), askForm: $(".sync-ask-form"), field: /** @type {HTMLInputElement} */ ($(".sync-field")),
+    cancel: $(".sync-cancel"), error: $(".sync-error"),
+  };
+}

@@ -1,0 +1,230 @@
+"""Synced history's merge rules, two devices on one fake server with the real one's rules
+(compare-and-set, tombstones, a cursor); what crosses is copied as JSON, as ciphertext would
+be opaque: no object is shared between the devices."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+from scripted import run
+
+from widget.conversation import Conversation
+from widget.history import History
+from widget.key_value import MemoryKeyValue
+from widget.snapshots import from_dict
+from widget.sync import OTHER_DEVICE, Page, Pulled, Pushed, Syncer, SyncState
+from widget.texts import Notice
+
+
+class FakeServer:
+    """The server's store in memory: items with revisions, compare-and-set, tombstones."""
+
+    def __init__(self) -> None:
+        self.rev = 0
+        self.items: dict[str, tuple[int, str | None]] = {}
+        self.down = False
+        self.tampered: set[str] = set()
+
+    def changes(self, since: int) -> list[tuple[str, int, str | None]]:
+        return sorted(((i, r, d) for i, (r, d) in self.items.items() if r > since),
+                      key=lambda x: x[1])  # fmt: skip
+
+    def write(self, item: str, data: str | None, expect: int | None) -> Pushed:
+        now = self.items.get(item)
+        if (now[0] if now else None) != expect:
+            return Pushed(item, now[0] if now else None, written=False)
+        self.rev += 1
+        self.items[item] = (self.rev, data)
+        return Pushed(item, self.rev, written=True)
+
+
+class Device:
+    """One browser: its history and its side of sync."""
+
+    def __init__(self, server: FakeServer, limit: int = 20) -> None:
+        self.server = server
+        self.store = MemoryKeyValue()
+        self.history = History(self.store, limit=limit)
+        self.heard: list[Notice] = []
+        self.touched: set[str] = set()
+        self.clock = iter(range(1_000, 10**9, 1_000))
+
+        async def changed(ids: set[str]) -> None:
+            self.touched |= ids
+
+        self.syncer = Syncer(self.history, self, self.store, "chatkeep", changed,
+                             self.heard.append)  # fmt: skip
+
+    # -- the Remote the worker is in the browser --
+    async def pull(self, since: int) -> Page:
+        if self.server.down:
+            raise OSError("offline")
+        items = [Pulled(i, r, json.loads(d) if d else None, readable=i not in self.server.tampered)
+                 for i, r, d in self.server.changes(since)]  # fmt: skip
+        return Page(items, items[-1].rev if items else since, False)
+
+    async def push(
+        self, conversation_id: str, expect: int | None, payload: dict[str, Any]
+    ) -> Pushed:
+        if self.server.down:
+            raise OSError("offline")
+        return self.server.write("i" + conversation_id, json.dumps(payload), expect)
+
+    async def delete(self, item: str, expect: int) -> Pushed:
+        return self.server.write(item, None, expect)
+
+    # -- what a person does --
+    def keep(self, text: str, *, answers: int = 1, conversation_id: str | None = None) -> str:
+        made = Conversation(clock=lambda: next(self.clock))
+        if conversation_id is not None:
+            snapshot = run(self.history.read(conversation_id))
+            assert snapshot is not None
+            made.import_snapshot(json.dumps(snapshot))
+        history = made.get_history()
+        for n in range(answers):
+            history += [{"role": "user", "content": f"{text} {n}"},
+                        {"role": "assistant", "content": f"about {text}"}]  # fmt: skip
+        made.set_history(history)
+        entry = self.history.entry(made.id)
+        run(self.history.keep(made.snapshot(), named=bool(entry and entry.named)))
+        return made.id
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        stored = run(self.history.read(conversation_id))
+        renamed = dataclasses.replace(from_dict(stored), title=title)
+        run(self.history.keep(renamed, named=True))
+
+    def sync(self) -> None:
+        run(self.syncer.sync())
+
+    def titles(self) -> list[str]:
+        run(self.history.load())
+        return sorted(e.title for e in self.history.entries())
+
+
+@pytest.fixture
+def server() -> FakeServer:
+    return FakeServer()
+
+
+def test_a_conversation_kept_on_one_device_is_on_the_other_after_its_sync(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep("Tides")
+    laptop.rename(kept, "Moon and sea")
+    run(laptop.history.pin(kept, True))
+    laptop.sync()
+    phone.sync()
+    entry = phone.history.entry(kept)
+    assert entry is not None and entry.pinned and entry.named and entry.title == "Moon and sea"
+    stored = run(phone.history.read(kept))
+    assert stored is not None and stored["messages"][0]["content"] == "Tides 0"
+    assert phone.touched == {kept}
+    phone.sync()  # nothing new: nothing sent, nothing taken
+    assert server.rev == 1
+
+
+def test_changes_renames_pins_and_forgetting_travel_both_ways(server: FakeServer) -> None:
+    laptop, phone = Device(server), Device(server)
+    first = laptop.keep("First")
+    second = laptop.keep("Second")
+    laptop.sync()
+    phone.sync()
+    phone.keep("More", conversation_id=first)  # a new turn on the phone
+    run(phone.history.pin(second, True))
+    phone.sync()
+    laptop.sync()
+    stored = run(laptop.history.read(first))
+    assert stored is not None and len(stored["messages"]) == 4
+    assert laptop.history.entry(second).pinned  # type: ignore[union-attr]
+    run(laptop.history.forget(second))
+    run(laptop.syncer.forgot(second))
+    laptop.sync()
+    phone.sync()
+    assert phone.history.entry(second) is None
+    assert server.items["i" + second][1] is None  # a tombstone
+
+
+def test_both_devices_changed_it_so_both_versions_are_kept(server: FakeServer) -> None:
+    laptop, phone = Device(server), Device(server)
+    shared = laptop.keep("Plans")
+    laptop.sync()
+    phone.sync()
+    laptop.keep("Laptop", conversation_id=shared)
+    phone.keep("Phone", conversation_id=shared)
+    laptop.sync()
+    phone.sync()  # the phone merges: the laptop's version becomes a copy
+    laptop.sync()
+    for device in (laptop, phone):
+        assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
+    contents = {json.dumps(run(phone.history.read(e.id))["messages"])  # type: ignore[index]
+                for e in phone.history.entries()}  # fmt: skip
+    assert any("Laptop 0" in c for c in contents) and any("Phone 0" in c for c in contents)
+
+
+def test_a_device_offline_keeps_its_changes_and_sends_them_when_back(server: FakeServer) -> None:
+    laptop, phone = Device(server), Device(server)
+    server.down = True
+    written = laptop.keep("On the train")
+    with pytest.raises(OSError):
+        laptop.sync()
+    assert laptop.history.entry(written) is not None  # nothing lost here
+    server.down = False
+    laptop.sync()
+    phone.sync()
+    assert phone.history.entry(written) is not None
+
+
+def test_an_item_that_fails_its_tag_is_skipped_and_the_person_told(server: FakeServer) -> None:
+    laptop, phone = Device(server), Device(server)
+    good, bad = laptop.keep("Good"), laptop.keep("Bad")
+    laptop.sync()
+    server.tampered.add("i" + bad)
+    phone.sync()
+    assert phone.history.entry(good) is not None and phone.history.entry(bad) is None
+    assert [n["code"] for n in phone.heard] == ["sync_unreadable"]
+    assert phone.heard[0]["params"] == {"count": 1}
+
+
+def test_an_edit_made_elsewhere_beats_a_deletion(server: FakeServer) -> None:
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep("Keep me")
+    laptop.sync()
+    phone.sync()
+    phone.keep("Edited", conversation_id=kept)
+    phone.sync()
+    run(laptop.history.forget(kept))
+    run(laptop.syncer.forgot(kept))
+    laptop.sync()  # the delete finds a newer revision: the edit comes back instead
+    assert laptop.history.entry(kept) is not None
+    assert server.items["i" + kept][1] is not None
+
+
+def test_dropped_for_room_is_not_forgotten_elsewhere(server: FakeServer) -> None:
+    small, big = Device(server, limit=2), Device(server)
+    ids = [big.keep(f"chat {n}") for n in range(4)]
+    big.sync()
+    small.sync()  # keeps the newest two; the others were only given up for room
+    small.sync()
+    assert all(server.items["i" + c][1] is not None for c in ids)
+    assert len(big.titles()) == 4
+
+
+def test_a_device_that_lost_what_it_knew_makes_no_copies(server: FakeServer) -> None:
+    laptop = Device(server)
+    laptop.keep("One")
+    laptop.keep("Two")
+    laptop.sync()
+    run(laptop.store.write([("chatkeep:sync:state", None)]))  # stopped, then started again
+    laptop.sync()
+    assert laptop.titles() == ["One 0", "Two 0"]
+
+
+def test_the_state_survives_a_reload_and_unreadable_state_starts_over() -> None:
+    state = SyncState(7, {}, {"c": ("i", 3)})
+    assert SyncState.from_json(state.to_json()) == state
+    assert SyncState.from_json("{not json") == SyncState()

@@ -1,0 +1,278 @@
+"""Synced history: this browser's kept conversations merged with the person's other devices.
+
+Local storage stays what the page reads (offline first); a round of sync brings it and the
+server's copy together. The server holds one encrypted item per conversation (the worker
+encrypts, `Remote`); this module decides, conversation by conversation, what travels:
+
+- a change from another device is taken when this device has not changed the conversation
+  since it last synced it; when both have, both versions are kept, the other device's as a
+  copy whose title ends " (other device)";
+- a conversation changed here (its meta has a new `rev`) is sent, naming the revision it
+  replaces: if another device wrote first, the next round merges that one first;
+- a conversation the person forgot here is deleted there (a tombstone) unless another device
+  changed it meanwhile (an edit beats a deletion); one dropped only to make room is not;
+- an item that fails its authentication tag (tampered, or another person's) is skipped and
+  the person told, never merged.
+
+What this device knows of the server (`SyncState`) is kept beside the history.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .history import History
+from .key_value import Conflict, KeyValue, StorageFull
+from .protocol import storage_key
+from .snapshots import Snapshot, from_dict, read_snapshot
+from .texts import Notice, notice
+
+OTHER_DEVICE = " (other device)"
+#: rounds in a row while other devices keep writing first
+MAX_ROUNDS = 3
+PAYLOAD_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Pulled:
+    """One item as the worker read it: `payload` None for a tombstone, `readable` False when
+    it failed its authentication tag."""
+
+    item: str
+    rev: int
+    payload: dict[str, Any] | None
+    readable: bool = True
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[Pulled]
+    cursor: int
+    more: bool
+
+
+@dataclass(frozen=True)
+class Pushed:
+    item: str
+    #: the item's revision now: ours when written, the other device's on a conflict
+    rev: int | None
+    written: bool
+
+
+class Remote(Protocol):
+    """The server's copy, through the worker (which encrypts and decrypts)."""
+
+    async def pull(self, since: int) -> Page: ...
+    async def push(
+        self, conversation_id: str, expect: int | None, payload: dict[str, Any]
+    ) -> Pushed: ...
+    async def delete(self, item: str, expect: int) -> Pushed: ...
+
+
+@dataclass
+class Synced:
+    item: str
+    #: the server's revision of the item as last seen here
+    rev: int
+    #: the local meta `rev` when it was last synced: another one means changed here since
+    local: str
+
+
+@dataclass
+class SyncState:
+    cursor: int = 0
+    items: dict[str, Synced] = field(default_factory=dict)
+    #: conversations the person forgot here, to delete there: id -> (item, rev)
+    forgotten: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "v": 1, "cursor": self.cursor,
+            "items": {c: [s.item, s.rev, s.local] for c, s in self.items.items()},
+            "forgotten": {c: list(f) for c, f in self.forgotten.items()},
+        })  # fmt: skip
+
+    @classmethod
+    def from_json(cls, text: str | None) -> SyncState:
+        try:
+            data = json.loads(text or "")
+            return cls(
+                int(data["cursor"]),
+                {c: Synced(str(i), int(r), str(x)) for c, (i, r, x) in data["items"].items()},
+                {c: (str(i), int(r)) for c, (i, r) in data["forgotten"].items()},
+            )
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return cls()  # unreadable or absent: sync from the start (nothing is lost)
+
+
+class Syncer:
+    """Rounds of sync between `history` and `remote`; `changed` hears which conversations
+    a round changed here (for the open one and the list)."""
+
+    def __init__(
+        self,
+        history: History,
+        remote: Remote,
+        store: KeyValue,
+        prefix: str,
+        changed: Callable[[set[str]], Awaitable[None]],
+        alert: Callable[[Notice], None],
+    ) -> None:
+        self.history = history
+        self.remote = remote
+        self.store = store
+        self.key = storage_key("sync", prefix, "state")
+        self.changed = changed
+        self.alert = alert
+
+    async def sync(self) -> None:
+        """One round, repeated while another device wrote first (`MAX_ROUNDS`)."""
+        state = SyncState.from_json(await self.store.get(self.key))
+        touched: set[str] = set()
+        try:
+            for _ in range(MAX_ROUNDS):
+                await self._pull(state, touched)
+                if await self._push(state):
+                    break
+        finally:
+            await self.store.write([(self.key, state.to_json())])
+            if touched:
+                await self.changed(touched)
+
+    async def forgot(self, conversation_id: str) -> None:
+        """The person forgot a conversation here: the next round deletes it there too."""
+        state = SyncState.from_json(await self.store.get(self.key))
+        synced = state.items.pop(conversation_id, None)
+        if synced is not None:
+            state.forgotten[conversation_id] = (synced.item, synced.rev)
+            await self.store.write([(self.key, state.to_json())])
+
+    # -- taking what other devices wrote ---------------------------------------------------
+
+    async def _pull(self, state: SyncState, touched: set[str]) -> None:
+        unreadable = 0
+        while True:
+            page = await self.remote.pull(state.cursor)
+            for pulled in page.items:
+                if not pulled.readable:
+                    unreadable += 1
+                elif pulled.payload is None:
+                    await self._take_deletion(state, pulled, touched)
+                else:
+                    await self._take(state, pulled, touched)
+            state.cursor = page.cursor
+            if not page.more:
+                break
+        if unreadable:
+            self.alert(notice("sync_unreadable", count=unreadable))
+
+    async def _take(self, state: SyncState, pulled: Pulled, touched: set[str]) -> None:
+        payload = pulled.payload or {}
+        snapshot = _snapshot_of(payload)
+        if snapshot is None:
+            return  # from a newer build, or damaged before it was encrypted: left alone
+        conversation = snapshot.id
+        synced = state.items.get(conversation)
+        if synced is not None and synced.rev == pulled.rev:
+            return  # our own write, heard back
+        state.forgotten.pop(conversation, None)  # changed there after it was forgotten here
+        local = self.history.entry(conversation)
+        if local is not None and synced is None and await self._same(snapshot):
+            # Kept here already (this device's state was lost, or sync was stopped and
+            # started again): nothing to merge.
+            state.items[conversation] = Synced(pulled.item, pulled.rev, local.rev)
+            return
+        unchanged_here = local is None or (synced is not None and local.rev == synced.local)
+        if unchanged_here:
+            rev = await self._keep(snapshot, payload)
+            if rev is not None:
+                state.items[conversation] = Synced(pulled.item, pulled.rev, rev)
+                touched.add(conversation)
+            return
+        # Changed on both sides: this device's version stays and is sent next (replacing
+        # the revision just seen); the other's is kept beside it as a copy.
+        title = _other_device(str(payload.get("title") or snapshot.title))
+        copy = dataclasses.replace(snapshot, id=uuid.uuid4().hex, title=title)
+        if await self._keep(copy, {**payload, "named": True}) is not None:
+            touched.add(copy.id)
+        old_local = synced.local if synced is not None else ""
+        state.items[conversation] = Synced(pulled.item, pulled.rev, old_local)
+
+    async def _same(self, snapshot: Snapshot) -> bool:
+        here = await self.history.peek(snapshot.id)
+        return here is not None and list(here.get("messages", ())) == list(snapshot.messages)
+
+    async def _take_deletion(self, state: SyncState, pulled: Pulled, touched: set[str]) -> None:
+        found = [c for c, s in state.items.items() if s.item == pulled.item]
+        for conversation in found:
+            synced = state.items[conversation]
+            local = self.history.entry(conversation)
+            if local is not None and local.rev != synced.local:
+                synced.rev = pulled.rev  # changed here since: kept, and sent again over it
+                continue
+            del state.items[conversation]
+            if local is not None:
+                await self.history.forget(conversation)
+                touched.add(conversation)
+        for conversation, (item, _) in list(state.forgotten.items()):
+            if item == pulled.item:
+                del state.forgotten[conversation]  # deleted there already
+
+    async def _keep(self, snapshot: Snapshot, payload: dict[str, Any]) -> str | None:
+        """Store another device's version here; the local meta rev it got (None: no room)."""
+        try:
+            entry = await self.history.keep(snapshot, named=payload.get("named") is True)
+            if (payload.get("pinned") is True) != entry.pinned:
+                await self.history.pin(snapshot.id, payload.get("pinned") is True)
+        except (StorageFull, Conflict):
+            return None
+        stored = self.history.entry(entry.id)
+        return stored.rev if stored is not None else None
+
+    # -- sending what changed here ---------------------------------------------------------
+
+    async def _push(self, state: SyncState) -> bool:
+        """Send every change made here; False when another device wrote first."""
+        settled = True
+        for entry in self.history.entries():
+            synced = state.items.get(entry.id)
+            if entry.pending or (synced is not None and synced.local == entry.rev):
+                continue
+            snapshot = await self.history.peek(entry.id)
+            if snapshot is None:
+                continue
+            payload = {"v": PAYLOAD_VERSION, "conversation": snapshot, "title": entry.title,
+                       "named": entry.named, "pinned": entry.pinned}  # fmt: skip
+            pushed = await self.remote.push(entry.id, synced.rev if synced else None, payload)
+            if pushed.written and pushed.rev is not None:
+                state.items[entry.id] = Synced(pushed.item, pushed.rev, entry.rev)
+            else:
+                settled = False
+        for conversation, (item, rev) in list(state.forgotten.items()):
+            pushed = await self.remote.delete(item, rev)
+            if pushed.written:
+                del state.forgotten[conversation]
+            else:
+                settled = False
+        return settled
+
+
+def _snapshot_of(payload: dict[str, Any]) -> Snapshot | None:
+    if payload.get("v") != PAYLOAD_VERSION:
+        return None
+    data = read_snapshot(payload.get("conversation"))
+    if data is None:
+        return None
+    try:
+        return from_dict(data)
+    except ValueError:
+        return None
+
+
+def _other_device(title: str) -> str:
+    return title if title.endswith(OTHER_DEVICE) else title + OTHER_DEVICE

@@ -1,0 +1,171 @@
+"""Synced history as the page drives it: connecting with a code or a site's key, rounds of
+sync on the page's cues and after each change, the status, and stopping.
+
+This is the page's second facade (`widget.operations` reads its public async methods as
+operations, beside `Conversations`'): it owns the sync code kept on this device and the
+`Syncer` that merges, and tells the page the state in a `sync` event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from .conversations import Conversations
+from .errors import WidgetError
+from .history import History
+from .key_value import KeyValue
+from .protocol import storage_key
+from .snapshots import from_dict
+from .sync import Remote, Syncer
+from .sync_codes import grouped, new_code, read_code
+
+#: a change is sent this long after it was kept, so a burst of changes travels once
+AFTER_CHANGE_SECONDS = 1.5
+#: what the page hears: not connected, then a round running, done, or failing
+OFF, SYNCING, SYNCED, OFFLINE, ERROR = "off", "syncing", "synced", "offline", "error"
+#: the codes of failures that are the server's answer, not a missing connection
+REFUSALS = ("sync_off", "sync_space_full", "invalid_client_token", "rate_limited")
+
+
+class SyncRemote(Remote, Protocol):
+    async def open(self, secret: str) -> None:
+        """Derive the space and the keys from the person's secret (in the worker)."""
+
+
+class SyncedHistory:
+    def __init__(
+        self,
+        conversations: Conversations,
+        remote: SyncRemote,
+        *,
+        offered: bool,
+        emit: Callable[[str, Any], None],
+    ) -> None:
+        history = conversations.keeper.history
+        self.conversations = conversations
+        self.remote = remote
+        #: the server keeps synced history, and history is in this browser's storage
+        self.offered = offered and isinstance(history, History)
+        self.emit = emit
+        self.state = OFF
+        self._history = history if isinstance(history, History) else None
+        self._store: KeyValue | None = self._history.store if self._history else None
+        self._secret_key = storage_key("sync", getattr(history, "prefix", ""), "secret")
+        self._syncer: Syncer | None = None
+        self._applying = False
+        self._round = asyncio.Lock()
+        self._soon: asyncio.Task[None] | None = None
+        #: forgotten here by the person, to be deleted there by the next round
+        self._forgotten: set[str] = set()
+
+    # -- operations --------------------------------------------------------------------------
+
+    async def sync_status(self) -> dict[str, Any]:
+        """Whether sync can be used here, and its state (connecting again after a reload)."""
+        if self.offered and self._syncer is None and self._store is not None:
+            secret = await self._store.get(self._secret_key)
+            if secret:
+                await self._connect(secret)
+        return {"offered": self.offered, "connected": self._syncer is not None,
+                "state": self.state}  # fmt: skip
+
+    async def start_sync(self, code: str | None = None) -> dict[str, Any]:
+        """Connect with a code typed on this device, or a new one to show ("Sync devices");
+        returns the code, grouped for reading."""
+        self._require_offered()
+        secret = read_code(code) if code else await self._current_or_new()
+        await self._keep_secret(secret)
+        await self._connect(secret)
+        await self.sync_now()
+        return {"code": grouped(secret) if len(secret) == 32 else ""}
+
+    async def use_sync_key(self, key: str) -> None:
+        """A per-person secret from a site that signs people in (`element.syncKey`)."""
+        self._require_offered()
+        if len(key) < 16:
+            raise WidgetError.said("sync_key_short")
+        await self._keep_secret(key)
+        await self._connect(key)
+        await self.sync_now()
+
+    async def stop_sync(self) -> None:
+        """This device leaves: its history stays, nothing more travels."""
+        if self._store is not None:
+            state_key = storage_key("sync", getattr(self._history, "prefix", ""), "state")
+            await self._store.write([(self._secret_key, None), (state_key, None)])
+        self._syncer = None
+        self._set(OFF)
+
+    async def sync_now(self) -> None:
+        """A round now (the page's cues: opened, focused, every 30 s, back online)."""
+        if self._syncer is None:
+            return
+        async with self._round:
+            self._set(SYNCING)
+            self._applying = True
+            try:
+                while self._forgotten:
+                    await self._syncer.forgot(self._forgotten.pop())
+                await self._syncer.sync()
+            except WidgetError as exc:
+                if exc.code in REFUSALS:
+                    self.conversations.listener.alert(exc.notice())
+                    return self._set(ERROR)
+                return self._set(OFFLINE)
+            except Exception:
+                return self._set(OFFLINE)  # no answer at all: the changes wait here
+            finally:
+                self._applying = False
+        self._set(SYNCED)
+
+    # -- inside ---------------------------------------------------------------------------------
+
+    async def _connect(self, secret: str) -> None:
+        assert self._history is not None and self._store is not None
+        await self.remote.open(secret)
+        alert = self.conversations.listener.alert
+        self._syncer = Syncer(self._history, self.remote, self._store, self._history.prefix,
+                              self._taken, alert)  # fmt: skip
+        self._history.watcher = self._heard
+
+    def _heard(self, conversation_id: str, forgotten: bool) -> None:
+        """History kept, pinned or forgot a conversation: send it soon (not our own round)."""
+        if self._syncer is None or self._applying:
+            return
+        if forgotten:
+            self._forgotten.add(conversation_id)
+        if self._soon is None or self._soon.done():
+            self._soon = asyncio.ensure_future(self._after_change())
+
+    async def _after_change(self) -> None:
+        await asyncio.sleep(AFTER_CHANGE_SECONDS)
+        await self.sync_now()
+
+    async def _taken(self, conversation_ids: set[str]) -> None:
+        """A round changed these here: the open one is shown anew when it sits idle."""
+        keeper = self.conversations.keeper
+        live = self.conversations.conversation
+        if live.id in conversation_ids and not live.busy and self._history is not None:
+            entry = self._history.entry(live.id)
+            data = await self._history.read(live.id) if entry else None
+            keeper.load(from_dict(data) if data else None, entry)
+        keeper.list()
+
+    async def _current_or_new(self) -> str:
+        stored = await self._store.get(self._secret_key) if self._store else None
+        return stored if stored and len(stored) == 32 else new_code()
+
+    async def _keep_secret(self, secret: str) -> None:
+        if self._store is not None:
+            await self._store.write([(self._secret_key, secret)])
+
+    def _require_offered(self) -> None:
+        if not self.offered:
+            raise WidgetError.said("sync_off")
+
+    def _set(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.emit("sync", {"state": state})
