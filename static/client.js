@@ -29,7 +29,7 @@ import { nextDraft } from "./draft.js";
  * @typedef {{id: string, title: string, updated: number, pinned?: boolean}} HistoryEntry
  * @typedef {{endpoint: string, model?: string | null, instructions?: string | null,
  *   history: "local" | "memory" | "off" | "host", prefix: string, maxConversations: number,
- *   generateTitle: boolean, snapshot?: object | string | null, token?: string | null}} ClientConfig
+ *   generateTitle: boolean, sync: boolean, snapshot?: object | string | null, token?: string | null}} ClientConfig
  * @typedef {{name: string, description?: string, parameters?: object,
  *   handler: (args: any) => string | Promise<string>, approval?: boolean}} ToolDefinition
  */

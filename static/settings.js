@@ -79,6 +79,7 @@ export function clientConfig(element) {
     prefix: storagePrefix(element),
     maxConversations: Math.max(1, limit || DEFAULTS.maxConversations),
     generateTitle: element.hasAttribute("generate-title"),
+    sync: element.hasAttribute("sync"),
     snapshot: plainOrWarn(element.snapshot),
     token: element.token,
   };

@@ -1,0 +1,215 @@
+"""Synced history, two devices at a time (two browser contexts), on SQLite and on PostgreSQL:
+a conversation kept on one appears on the other; renames and forgetting travel; the store
+holds no word of it; a wrong code sees nothing; a server that is down or has no sync never
+blocks the chat."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pages import BOOT_TIMEOUT, host_page, widget
+from playwright.sync_api import Browser, Page, expect
+from postgres import PostgresServer, needs_postgres
+from servers import RunningServer
+
+SECRET_WORDS = "Zanzibar marmalade"
+
+
+class Synced:
+    """A chat server with a sync store, and a way to read the store's raw bytes."""
+
+    def __init__(self, kind: str, folder: Path) -> None:
+        self.kind = kind
+        self.postgres = PostgresServer() if kind == "postgres" else None
+        self.path = folder / "sync.db"
+        self.url = self.postgres.database() if self.postgres else f"sqlite:///{self.path}"
+        self.chat = RunningServer("--sync-store", self.url).wait_until_up()
+
+    def raw_bytes(self) -> bytes:
+        """Everything the store holds about conversations, as bytes."""
+        if self.postgres is None:
+            with contextlib.closing(sqlite3.connect(self.path)) as db:
+                rows = db.execute("SELECT space, item, data FROM sync_items").fetchall()
+            files = b"".join(p.read_bytes() for p in self.path.parent.glob("sync.db*"))
+            return files + b"".join(bytes(r[2] or b"") + r[0].encode() for r in rows)
+        import psycopg
+
+        with psycopg.connect(self.url) as db:
+            rows = db.execute("SELECT space, item, data FROM sync_items").fetchall()
+        return b"".join(bytes(r[2] or b"") + r[0].encode() + r[1].encode() for r in rows)
+
+    def close(self) -> None:
+        self.chat.stop()
+        if self.postgres is not None:
+            self.postgres.stop()
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=needs_postgres)])
+def synced(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Synced]:
+    server = Synced(request.param, tmp_path_factory.mktemp("sync"))
+    yield server
+    server.close()
+
+
+def device(
+    browser: Browser, server: RunningServer, attributes: str = 'history="local" sync'
+) -> Page:
+    """Another device: a browser context of its own (its own localStorage)."""
+    context = browser.new_context(service_workers="block")
+    page = context.new_page()
+    page.set_default_timeout(BOOT_TIMEOUT)
+    page.add_init_script("""window.syncStates = [];
+      addEventListener('chatkeep-sync', e => window.syncStates.push(e.detail.state));""")
+    host_page(page, attributes, base=server.url)
+    return page
+
+
+def open_history(page: Page) -> None:
+    page.get_by_role("button", name="History").click()
+    expect(page.get_by_role("button", name="Sync devices")).to_be_visible()
+
+
+def conversations(page: Page) -> list[str]:
+    items = page.get_by_role("list", name="Conversations", exact=True).get_by_role("listitem")
+    return [text.strip() for text in items.all_inner_texts()]
+
+
+def show_code(page: Page) -> str:
+    """ "Sync devices": the code this device syncs with, read off the dialog."""
+    open_history(page)
+    page.get_by_role("button", name="Sync devices").click()
+    dialog = page.get_by_role("dialog", name="Sync devices")
+    expect(dialog).to_be_visible()
+    code = dialog.locator(".sync-code").inner_text()
+    link = dialog.get_by_role("link", name="Link for another device").get_attribute("href")
+    assert link is not None and link.endswith(f"#chatkeep-sync={code}")
+    dialog.get_by_role("button", name="Done").click()
+    expect(page.get_by_role("status").filter(has_text="Synced")).to_be_visible()
+    return code
+
+
+def use_code(page: Page, code: str) -> None:
+    open_history(page)
+    page.get_by_role("button", name="Use a sync code").click()
+    dialog = page.get_by_role("dialog", name="Use a sync code")
+    dialog.get_by_role("textbox", name="Sync code").fill(code)
+    dialog.get_by_role("button", name="Connect").click()
+    expect(dialog).to_be_hidden()
+
+
+def cue(page: Page) -> None:
+    """The person comes back to the page: a round of sync (as on focus)."""
+    page.evaluate("dispatchEvent(new Event('focus'))")
+
+
+def test_a_conversation_follows_the_person_to_another_device(
+    browser: Browser, synced: Synced
+) -> None:
+    laptop = device(browser, synced.chat)
+    widget(laptop).send(f"My name is {SECRET_WORDS}")
+    code = show_code(laptop)
+    assert len(code.replace("-", "")) == 32  # 160 bits, in groups of four
+
+    phone = device(browser, synced.chat)
+    use_code(phone, code.lower().replace("-", " "))  # typed loosely: still the code
+    list_item = phone.get_by_role("listitem").filter(has_text=SECRET_WORDS)
+    expect(list_item).to_be_visible()
+    expect(phone.get_by_role("status").filter(has_text="Synced")).to_be_visible()
+    list_item.get_by_role("button", name=f"My name is {SECRET_WORDS}").click()
+    expect(phone.get_by_role("log", name="Conversation")).to_contain_text(SECRET_WORDS)
+    assert "synced" in phone.evaluate("window.syncStates")
+
+    # Renamed on the phone: the laptop has the new name after its next round.
+    phone.get_by_role("button", name="History").click()
+    phone.get_by_role("button", name="Rename").first.click()
+    field = phone.get_by_role("textbox", name="New title")
+    field.fill("Marmalade plans")
+    field.press("Enter")
+    expect(phone.get_by_role("listitem").filter(has_text="Marmalade plans")).to_be_visible()
+    phone.wait_for_timeout(2_000)  # the change is sent 1.5 s after it was kept
+    cue(laptop)
+    expect(laptop.get_by_role("listitem").filter(has_text="Marmalade plans")).to_be_visible()
+
+    # The server never saw a word, a title or a time.
+    raw = synced.raw_bytes()
+    assert raw and b"Zanzibar" not in raw and b"marmalade" not in raw.lower()
+    assert b"Marmalade plans" not in raw
+
+    # A device with another code sees nothing of it, and breaks nothing.
+    stranger = device(browser, synced.chat)
+    other = show_code(stranger)
+    assert other != code
+    expect(stranger.get_by_role("listitem")).to_have_count(0)
+    cue(laptop)
+    expect(laptop.get_by_role("listitem").filter(has_text="Marmalade plans")).to_have_count(1)
+
+    # Forgotten on the laptop: gone from the phone too.
+    laptop.get_by_role("button", name="Forget").first.click()
+    expect(laptop.get_by_role("listitem")).to_have_count(0)
+    laptop.wait_for_timeout(2_000)
+    cue(phone)
+    expect(phone.get_by_role("listitem").filter(has_text="Marmalade plans")).to_have_count(0)
+    for page in (laptop, phone, stranger):
+        page.context.close()
+
+
+def test_a_link_carries_the_code_and_stop_syncing_keeps_the_history(
+    browser: Browser, synced: Synced
+) -> None:
+    laptop = device(browser, synced.chat)
+    widget(laptop).send("Linked from the laptop")
+    code = show_code(laptop)
+    phone = device(browser, synced.chat)
+    phone.goto(f"{synced.chat.url}/e2e-host#chatkeep-sync={code}")
+    widget(phone).wait_ready()
+    phone.get_by_role("button", name="History").click()
+    expect(phone.get_by_role("listitem").filter(has_text="Linked from the laptop")).to_be_visible()
+    assert "chatkeep-sync" not in phone.url  # the code does not stay in the address bar
+    phone.get_by_role("button", name="Stop syncing").click()
+    expect(phone.get_by_role("status").filter(has_text="does not sync")).to_be_visible()
+    expect(phone.get_by_role("listitem").filter(has_text="Linked from the laptop")).to_be_visible()
+    expect(phone.get_by_role("button", name="Use a sync code")).to_be_visible()
+    for page in (laptop, phone):
+        page.context.close()
+
+
+def test_a_mistyped_code_is_said_in_the_dialog(browser: Browser, synced: Synced) -> None:
+    page = device(browser, synced.chat)
+    open_history(page)
+    page.get_by_role("button", name="Use a sync code").click()
+    dialog = page.get_by_role("dialog", name="Use a sync code")
+    dialog.get_by_role("textbox", name="Sync code").fill("1234-5678")
+    dialog.get_by_role("button", name="Connect").click()
+    expect(dialog.get_by_role("alert")).to_contain_text("That is not a sync code")
+    page.context.close()
+
+
+def test_a_server_that_is_down_never_blocks_the_chat(browser: Browser, synced: Synced) -> None:
+    page = device(browser, synced.chat)
+    show_code(page)
+    page.route("**/api/sync/**", lambda route: route.abort())
+    page.get_by_role("button", name="Back").click()
+    widget(page).send("Written while the store is away")  # the chat goes on
+    cue(page)
+    page.get_by_role("button", name="History").click()
+    expect(
+        page.get_by_role("status").filter(has_text="Offline: changes will sync later")
+    ).to_be_visible()
+    page.unroute("**/api/sync/**")
+    cue(page)
+    expect(page.get_by_role("status").filter(has_text="Synced")).to_be_visible()
+    assert "offline" in page.evaluate("window.syncStates")
+    page.context.close()
+
+
+def test_a_server_without_sync_says_so(page: Page) -> None:
+    host_page(page, 'history="local" sync')
+    page.get_by_role("button", name="History").click()
+    expect(page.get_by_text("This chat server does not keep synced history.")).to_be_visible()
+    expect(page.get_by_role("button", name="Sync devices")).to_be_hidden()
