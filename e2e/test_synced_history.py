@@ -42,6 +42,24 @@ class Synced:
             rows = db.execute("SELECT space, item, data FROM sync_items").fetchall()
         return b"".join(bytes(r[2] or b"") + r[0].encode() + r[1].encode() for r in rows)
 
+    def tamper(self) -> None:
+        """Flip one byte of every item's ciphertext, as a hostile or broken server might."""
+        if self.postgres is None:
+            with contextlib.closing(sqlite3.connect(self.path, timeout=10)) as db:
+                rows = db.execute("SELECT space, item, data FROM sync_items").fetchall()
+                for space, item, data in rows:
+                    if data:
+                        flipped = bytes([data[0] ^ 1]) + bytes(data[1:])
+                        db.execute("UPDATE sync_items SET data = ? WHERE space = ? AND item = ?",
+                                   (flipped, space, item))  # fmt: skip
+                db.commit()
+            return
+        import psycopg
+
+        with psycopg.connect(self.url) as db:
+            db.execute("UPDATE sync_items SET data = set_byte(data, 0, get_byte(data, 0) # 1) "
+                       "WHERE data IS NOT NULL")  # fmt: skip
+
     def close(self) -> None:
         self.chat.stop()
         if self.postgres is not None:
@@ -57,16 +75,14 @@ def synced(
     server.close()
 
 
-def device(
-    browser: Browser, server: RunningServer, attributes: str = 'history="local" sync'
-) -> Page:
+def device(browser: Browser, server: RunningServer, script: str = "") -> Page:
     """Another device: a browser context of its own (its own localStorage)."""
     context = browser.new_context(service_workers="block")
     page = context.new_page()
     page.set_default_timeout(BOOT_TIMEOUT)
     page.add_init_script("""window.syncStates = [];
       addEventListener('chatkeep-sync', e => window.syncStates.push(e.detail.state));""")
-    host_page(page, attributes, base=server.url)
+    host_page(page, 'history="local" sync', script=script, base=server.url)
     return page
 
 
@@ -213,3 +229,82 @@ def test_a_server_without_sync_says_so(page: Page) -> None:
     page.get_by_role("button", name="History").click()
     expect(page.get_by_text("This chat server does not keep synced history.")).to_be_visible()
     expect(page.get_by_role("button", name="Sync devices")).to_be_hidden()
+
+
+def test_both_versions_are_kept_when_two_devices_changed_one_conversation(
+    browser: Browser, synced: Synced
+) -> None:
+    laptop = device(browser, synced.chat)
+    widget(laptop).send("Plans for Sunday")
+    code = show_code(laptop)
+    laptop.get_by_role("button", name="Back").click()
+    phone = device(browser, synced.chat)
+    use_code(phone, code)
+    phone.get_by_role("listitem").filter(has_text="Plans for Sunday").get_by_role(
+        "button", name="Plans for Sunday").click()  # fmt: skip
+    phone.route("**/api/sync/**", lambda route: route.abort())  # the phone goes offline
+    widget(phone).send("The phone adds a picnic")
+    widget(laptop).send("The laptop adds a museum")
+    laptop.wait_for_timeout(2_000)  # sent by the laptop meanwhile
+    phone.unroute("**/api/sync/**")
+    cue(phone)
+    phone.get_by_role("button", name="History").click()
+    expect(phone.get_by_role("listitem")).to_have_count(2)
+    expect(phone.get_by_role("listitem").filter(has_text="(other device)")).to_have_count(1)
+    phone.wait_for_timeout(2_000)
+    cue(laptop)
+    laptop.get_by_role("button", name="History").click()
+    expect(laptop.get_by_role("listitem")).to_have_count(2)
+    for page in (laptop, phone):
+        page.context.close()
+
+
+def test_a_tampered_item_is_skipped_and_the_person_told(browser: Browser, synced: Synced) -> None:
+    laptop = device(browser, synced.chat)
+    widget(laptop).send("Nobody may change this")
+    code = show_code(laptop)
+    synced.tamper()
+    phone = device(browser, synced.chat)
+    use_code(phone, code)
+    expect(phone.get_by_role("alert")).to_contain_text("could not be read with this sync code")
+    expect(phone.get_by_role("listitem").filter(has_text="Nobody may change this")).to_have_count(0)
+    for page in (laptop, phone):
+        page.context.close()
+
+
+def test_a_site_that_signs_people_in_gives_the_key(browser: Browser, synced: Synced) -> None:
+    key = "person-42-secret-from-the-site-backend"
+    script = f"document.querySelector('chat-widget').syncKey = {key!r};"
+    laptop, phone = (
+        device(browser, synced.chat, script=script),
+        device(browser, synced.chat, script=script),
+    )
+    widget(laptop).send("Kept for a signed-in person")
+    laptop.wait_for_timeout(2_000)
+    phone.get_by_role("button", name="History").click()
+    cue(phone)
+    expect(
+        phone.get_by_role("listitem").filter(has_text="Kept for a signed-in person")
+    ).to_be_visible()
+    expect(
+        phone.get_by_role("button", name="Sync devices")
+    ).to_be_hidden()  # the site's key, not a code
+    for page in (laptop, phone):
+        page.context.close()
+
+
+def test_a_full_space_is_refused_and_the_person_told(browser: Browser, tmp_path: Path) -> None:
+    small = RunningServer("--sync-store", f"sqlite:///{tmp_path / 'sync.db'}",
+                          "--sync-space-bytes", "100").wait_until_up()  # fmt: skip
+    try:
+        page = device(browser, small)
+        widget(page).send("A conversation larger than the whole space")
+        open_history(page)
+        page.get_by_role("button", name="Sync devices").click()
+        page.get_by_role("dialog", name="Sync devices").get_by_role("button", name="Done").click()
+        expect(page.get_by_role("alert")).to_contain_text("Your synced history is full")
+        expect(page.get_by_role("status").filter(has_text="Not synced")).to_be_visible()
+        expect(page.get_by_role("listitem")).to_have_count(1)  # kept here all the same
+        page.context.close()
+    finally:
+        small.stop()

@@ -168,7 +168,9 @@ class Syncer:
             state.cursor = page.cursor
             if not page.more:
                 break
-        if unreadable:
+        if unreadable == 1:
+            self.alert(notice("sync_unreadable_one"))
+        elif unreadable:
             self.alert(notice("sync_unreadable", count=unreadable))
 
     async def _take(self, state: SyncState, pulled: Pulled, touched: set[str]) -> None:

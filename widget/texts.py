@@ -55,6 +55,8 @@ TEXTS = {
     "least 16 characters.",
     "sync_unreadable": "{count} synced conversations could not be read with this sync code "
     "and were left out.",
+    "sync_unreadable_one": "A synced conversation could not be read with this sync code and "
+    "was left out.",
     "storage_full": "This conversation is too large for this browser's storage. It stays open "
     "here, but it will not be kept after you close the page.",
     "storage_full_of_pins": "This browser's storage is full of pinned conversations. Unpin or "

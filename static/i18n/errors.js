@@ -33,6 +33,7 @@ export default {
   "error.store_unavailable": "Answers cannot be picked up right now: the chat server's store is away.",
   "error.bad_sync_code": "That is not a sync code: a sync code has {length} letters and digits, as the other device shows it.",
   "error.sync_unreadable": "{count} synced conversations could not be read with this sync code and were left out.",
+  "error.sync_unreadable_one": "A synced conversation could not be read with this sync code and was left out.",
   "error.sync_key_short": "The site's sync key is too short to keep a history safe: it needs at least 16 characters.",
   "error.sync_off": "This chat server does not keep synced history.",
   "error.sync_conflict": "This conversation changed on another device meanwhile.",

@@ -179,6 +179,7 @@ def said_about_sync() -> list[Notice]:
     """What synced history says in the widget: a mistyped code, items that fail their tag,
     a site's key too short."""
     return [caught(lambda: read_code("ABCD-EFGH")), notice("sync_unreadable", count=2),
+            notice("sync_unreadable_one"),
             WidgetError.said("sync_key_short").notice()]  # fmt: skip
 
 
