@@ -160,6 +160,12 @@ export interface ChatWidget extends HTMLElement {
   snapshot: Snapshot | string | null;
   /** A client token from the host's backend, sent with every API call. */
   token: string | null;
+  /**
+   * Synced history for a signed-in person: a per-person secret from the host's backend (at
+   * least 16 characters, the same on each of their devices), set before the element starts;
+   * no sync code is shown then. Needs the `sync` attribute (docs/history.md).
+   */
+  syncKey?: string;
   /** Buttons on an empty chat, each sending its text (also the `suggestions` attribute). */
   suggestions: string[];
   /** The API base URL in use. */
@@ -191,6 +197,8 @@ export interface ChatWidgetEventMap {
   "chatkeep-error": CustomEvent<{ message: string }>;
   /** The open conversation changed. */
   "chatkeep-conversation": CustomEvent<{ id: string; title: string }>;
+  /** Synced history's state changed (`"off"` once this device stopped syncing). */
+  "chatkeep-sync": CustomEvent<{ state: "synced" | "syncing" | "offline" | "error" | "off" }>;
   /** A person rated an answer, or took the rating back (`rating: null`). */
   "chatkeep-feedback": CustomEvent<{ conversationId: string; index: number; rating: "good" | "bad" | null }>;
 }
