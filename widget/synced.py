@@ -136,6 +136,10 @@ class SyncedHistory:
             return
         if forgotten:
             self._forgotten.add(conversation_id)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no event loop (driven by hand, in tests): the next round sends it
         if self._soon is None or self._soon.done():
             self._soon = asyncio.ensure_future(self._after_change())
 

@@ -3,14 +3,16 @@
 Hypothesis drives a tab through turns, renames (also while a title is being generated),
 forgets, imports and new conversations, against a store that can be full at random, that a
 second tab writes to in between, and that can stop half-way through a batch of writes as a
-crashed page would. After every step the page "restarts" (a fresh `History` on the same
-store) and these must hold:
+crashed page would; with synced history on, rounds of sync meet another device that
+continues, renames and forgets conversations on the same (fake) server. After every step
+the page "restarts" (a fresh `History` on the same store) and these must hold:
 
 (a) the live conversation's settled turns are readable after a restart, unless the person
     was shown an alert (or the page crashed during that very write);
 (b) every listed conversation opens;
 (c) a name a person gave is never replaced by a generated one;
-(d) entries the widget did not write, or cannot read, are byte-for-byte unchanged.
+(d) entries the widget did not write, or cannot read, are byte-for-byte unchanged;
+(e) a round of sync loses no text this browser held (it stays, or is on the server).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scripted import Heard, listing, pause, run, text_chunk
+from sync_fakes import Device, FakeRemote, FakeServer
 
 from widget import Session
 from widget.conversations import Conversations
@@ -31,6 +34,7 @@ from widget.errors import WidgetError
 from widget.history import Entry, History
 from widget.key_value import Change, Conflict, MemoryKeyValue, StorageFull
 from widget.snapshots import Snapshot, from_dict, repair
+from widget.synced import SyncedHistory
 from widget.titles import clean_title
 
 FOREIGN = {
@@ -43,8 +47,8 @@ FOREIGN = {
 }
 
 
-class Crashed(Exception):
-    """The page died in the middle of a batch of writes."""
+class Crashed(BaseException):
+    """The page died in the middle of a batch of writes (nothing in it catches that)."""
 
 
 class FaultyStore(MemoryKeyValue):
@@ -124,6 +128,10 @@ steps = st.lists(
         st.tuples(st.just("other_tab_rename"), st.integers(0, 5)),
         st.tuples(st.just("full_next"), st.none()),
         st.tuples(st.just("crash_next"), st.integers(0, 3)),
+        st.tuples(st.just("sync"), st.none()),
+        st.tuples(st.just("far_turn"), st.integers(0, 5)),
+        st.tuples(st.just("far_rename"), st.integers(0, 5)),
+        st.tuples(st.just("far_forget"), st.integers(0, 5)),
     ),
     max_size=14,
 )
@@ -140,7 +148,11 @@ class World:
         self.written: dict[str, list[Any]] = {}  # conversation id -> messages last stored
         self.told = False  # an alert (or a crash) excuses what is not stored, until stored
         self.clock = iter(range(1_000, 10**9, 1_000))
+        self.server = FakeServer()
+        self.far = Device(self.server)  # the person's other device, synced by the same code
+        self.forgotten: set[str] = set()  # texts of conversations forgotten there
         self.tab = self.open_tab()
+        run(self.synced.start_sync())
         self.other = History(self.store, limit=6)
         run(self.other.load())
 
@@ -151,6 +163,9 @@ class World:
             listener=Heard(self.alerts),
         )  # fmt: skip
         run(tab.keeper.start())
+        self.synced = SyncedHistory(tab, FakeRemote(self.server), offered=True,
+                                    emit=lambda kind, data: None)  # fmt: skip
+        run(self.synced.sync_status())  # connects again with the code this browser kept
         return tab
 
     def restart(self) -> None:
@@ -168,7 +183,7 @@ class World:
         names: dict[str, str] = {}  # names given in this step, promised once it succeeds
         try:
             if action == "send":
-                run(self.tab.send("Question " + "x" * value))
+                run(self.tab.send(f"Question {next(self.clock)} " + "x" * value))
             elif action == "send_renaming_during_title":
                 if session.conversation.is_empty:
 
@@ -207,6 +222,15 @@ class World:
                 self.store.full_next = True
             elif action == "crash_next":
                 self.store.crash_after = value
+            elif action == "sync":
+                before = self.texts_here()
+                run(self.synced.sync_now())
+                # (e) a round of sync loses nothing this browser held: each text is still
+                # here, or on the server for the next round
+                lost = before - self.texts_here() - self.texts_on_server() - self.forgotten
+                assert not lost, f"a round of sync lost {sorted(lost)}"
+            elif action.startswith("far_"):
+                self.far_device(action, value)
         except Crashed:
             self.restart()
             return False
@@ -220,6 +244,40 @@ class World:
         live, was = self.tab.conversation.id, session.conversation.id
         self.named.update({live if k == was else k: v for k, v in names.items()})
         return True
+
+    def texts_here(self) -> set[str]:
+        """Every message text in this browser's stored conversations."""
+        texts = set()
+        for key, value in self.store.data.items():
+            if key.startswith("chatkeep:conv:") and key not in FOREIGN:
+                texts |= {str(m.get("content")) for m in json.loads(value)["messages"]}
+        return texts
+
+    def texts_on_server(self) -> set[str]:
+        texts = set()
+        for _, data in self.server.items.values():
+            if data is not None:
+                messages = json.loads(data)["conversation"]["messages"]
+                texts |= {str(m.get("content")) for m in messages}
+        return texts
+
+    def far_device(self, action: str, pick: int) -> None:
+        """The other device takes what was synced, changes one conversation, and syncs."""
+        self.far.sync()
+        entries = self.far.history.entries()
+        if not entries:
+            return
+        chosen = entries[pick % len(entries)].id
+        if action == "far_turn":
+            self.far.keep("from the other device", conversation_id=chosen)
+        elif action == "far_rename":
+            self.far.rename(chosen, f"Named on the other device {pick}")
+        else:  # what the person forgot there may go here too
+            stored = run(self.far.history.read(chosen)) or {"messages": []}
+            self.forgotten |= {str(m.get("content")) for m in stored["messages"]}
+            run(self.far.history.forget(chosen))
+            run(self.far.syncer.forgot(chosen))
+        self.far.sync()
 
     def other_tab_opens(self, pick: int) -> tuple[Entry, Snapshot] | None:
         """The second tab reloads its list and opens one of the kept conversations."""

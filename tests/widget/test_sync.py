@@ -1,108 +1,14 @@
-"""Synced history's merge rules, two devices on one fake server with the real one's rules
-(compare-and-set, tombstones, a cursor); what crosses is copied as JSON, as ciphertext would
-be opaque: no object is shared between the devices."""
+"""Synced history's merge rules: two devices on one fake server (`sync_fakes`)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from typing import Any
 
 import pytest
 from scripted import run
+from sync_fakes import Device, FakeServer
 
-from widget.conversation import Conversation
-from widget.history import History
-from widget.key_value import MemoryKeyValue
-from widget.snapshots import from_dict
-from widget.sync import OTHER_DEVICE, Page, Pulled, Pushed, Syncer, SyncState
-from widget.texts import Notice
-
-
-class FakeServer:
-    """The server's store in memory: items with revisions, compare-and-set, tombstones."""
-
-    def __init__(self) -> None:
-        self.rev = 0
-        self.items: dict[str, tuple[int, str | None]] = {}
-        self.down = False
-        self.tampered: set[str] = set()
-
-    def changes(self, since: int) -> list[tuple[str, int, str | None]]:
-        return sorted(((i, r, d) for i, (r, d) in self.items.items() if r > since),
-                      key=lambda x: x[1])  # fmt: skip
-
-    def write(self, item: str, data: str | None, expect: int | None) -> Pushed:
-        now = self.items.get(item)
-        if (now[0] if now else None) != expect:
-            return Pushed(item, now[0] if now else None, written=False)
-        self.rev += 1
-        self.items[item] = (self.rev, data)
-        return Pushed(item, self.rev, written=True)
-
-
-class Device:
-    """One browser: its history and its side of sync."""
-
-    def __init__(self, server: FakeServer, limit: int = 20) -> None:
-        self.server = server
-        self.store = MemoryKeyValue()
-        self.history = History(self.store, limit=limit)
-        self.heard: list[Notice] = []
-        self.touched: set[str] = set()
-        self.clock = iter(range(1_000, 10**9, 1_000))
-
-        async def changed(ids: set[str]) -> None:
-            self.touched |= ids
-
-        self.syncer = Syncer(self.history, self, self.store, "chatkeep", changed,
-                             self.heard.append)  # fmt: skip
-
-    # -- the Remote the worker is in the browser --
-    async def pull(self, since: int) -> Page:
-        if self.server.down:
-            raise OSError("offline")
-        items = [Pulled(i, r, json.loads(d) if d else None, readable=i not in self.server.tampered)
-                 for i, r, d in self.server.changes(since)]  # fmt: skip
-        return Page(items, items[-1].rev if items else since, False)
-
-    async def push(
-        self, conversation_id: str, expect: int | None, payload: dict[str, Any]
-    ) -> Pushed:
-        if self.server.down:
-            raise OSError("offline")
-        return self.server.write("i" + conversation_id, json.dumps(payload), expect)
-
-    async def delete(self, item: str, expect: int) -> Pushed:
-        return self.server.write(item, None, expect)
-
-    # -- what a person does --
-    def keep(self, text: str, *, answers: int = 1, conversation_id: str | None = None) -> str:
-        made = Conversation(clock=lambda: next(self.clock))
-        if conversation_id is not None:
-            snapshot = run(self.history.read(conversation_id))
-            assert snapshot is not None
-            made.import_snapshot(json.dumps(snapshot))
-        history = made.get_history()
-        for n in range(answers):
-            history += [{"role": "user", "content": f"{text} {n}"},
-                        {"role": "assistant", "content": f"about {text}"}]  # fmt: skip
-        made.set_history(history)
-        entry = self.history.entry(made.id)
-        run(self.history.keep(made.snapshot(), named=bool(entry and entry.named)))
-        return made.id
-
-    def rename(self, conversation_id: str, title: str) -> None:
-        stored = run(self.history.read(conversation_id))
-        renamed = dataclasses.replace(from_dict(stored), title=title)
-        run(self.history.keep(renamed, named=True))
-
-    def sync(self) -> None:
-        run(self.syncer.sync())
-
-    def titles(self) -> list[str]:
-        run(self.history.load())
-        return sorted(e.title for e in self.history.entries())
+from widget.sync import OTHER_DEVICE, SyncState
 
 
 @pytest.fixture
