@@ -26,6 +26,7 @@ from bench.kept import bench_kept
 from bench.lazy import bench_lazy
 from bench.page import bench_page
 from bench.scale import bench_scale
+from bench.sync import bench_sync
 from server import Settings, create_app
 from server.demo import DemoTransport
 from widget import Session, read_snapshot
@@ -130,7 +131,8 @@ def main() -> int:
     # 1.0-1.15 ms and 36-51 ms run first or alone (docs/benchmarks.md).
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
             + bench_first_byte() + bench_scale() + bench_kept()
-            + bench_density() + bench_boot() + bench_lazy() + bench_page())  # fmt: skip
+            + bench_density() + bench_boot() + bench_lazy() + bench_page()
+            + bench_sync())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
     for r in rows:
