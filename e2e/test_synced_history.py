@@ -147,10 +147,14 @@ def test_a_conversation_follows_the_person_to_another_device(
     field = phone.get_by_role("textbox", name="New title")
     field.fill("Marmalade plans")
     field.press("Enter")
-    expect(phone.get_by_role("listitem").filter(has_text="Marmalade plans")).to_be_visible()
+    renamed = phone.get_by_role("listitem").filter(has_text="Marmalade plans")
+    expect(renamed).to_be_visible()
+    renamed.get_by_role("button", name="Pin", exact=True).click()  # and pinned
     phone.wait_for_timeout(2_000)  # the change is sent 1.5 s after it was kept
     cue(laptop)
-    expect(laptop.get_by_role("listitem").filter(has_text="Marmalade plans")).to_be_visible()
+    on_laptop = laptop.get_by_role("listitem").filter(has_text="Marmalade plans")
+    expect(on_laptop).to_be_visible()
+    expect(on_laptop.get_by_role("button", name="Unpin")).to_be_visible()
 
     # The server never saw a word, a title or a time.
     raw = synced.raw_bytes()
@@ -293,9 +297,11 @@ def test_a_site_that_signs_people_in_gives_the_key(browser: Browser, synced: Syn
         page.context.close()
 
 
-def test_a_full_space_is_refused_and_the_person_told(browser: Browser, tmp_path: Path) -> None:
-    small = RunningServer("--sync-store", f"sqlite:///{tmp_path / 'sync.db'}",
-                          "--sync-space-bytes", "100").wait_until_up()  # fmt: skip
+def test_a_full_space_is_refused_and_the_person_told(
+    browser: Browser, synced: Synced, tmp_path: Path
+) -> None:
+    store = synced.postgres.database() if synced.postgres else f"sqlite:///{tmp_path / 'sync.db'}"
+    small = RunningServer("--sync-store", store, "--sync-space-bytes", "100").wait_until_up()
     try:
         page = device(browser, small)
         widget(page).send("A conversation larger than the whole space")

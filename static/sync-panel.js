@@ -117,15 +117,7 @@ function build(page, say) {
   const section = document.createElement("section");
   section.className = "sync";
   section.setAttribute("aria-label", say("sync.heading"));
-  section.innerHTML = `<style>
-      .sync { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; padding: 0.5rem 0.75rem; border-top: 1px solid var(--ck-border); }
-      .sync-status { flex: 1 1 100%; margin: 0; color: var(--ck-muted); font-size: 0.85em; }
-      .sync dialog { max-width: min(28rem, 90vw); border: 1px solid var(--ck-border); border-radius: 0.5rem; background: var(--ck-bg, Canvas); color: inherit; }
-      .sync-code { font: 1.15em/1.4 ui-monospace, monospace; letter-spacing: 0.04em; user-select: all; overflow-wrap: anywhere; }
-      .sync-link { overflow-wrap: anywhere; }
-      .sync-error:empty { display: none; }
-      .sync-field { font-size: 16px; width: 100%; box-sizing: border-box; }
-    </style>
+  section.innerHTML = `<link rel="stylesheet" href="${new URL("./sync-panel.css", import.meta.url).href}">
     <p class="sync-status" role="status"></p>
     <button type="button" class="sync-devices"></button>
     <button type="button" class="sync-use"></button>

@@ -37,7 +37,7 @@ def test_the_demo_page_embeds_one_widget_with_history_and_titles(runtime_dir: Pa
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
     assert page.text.count("<chat-widget") == 1
-    assert '<chat-widget history="local" generate-title>' in page.text
+    assert '<chat-widget history="local" generate-title sync>' in page.text
     assert 'src="/static/chat-widget.js"' in page.text
 
 
