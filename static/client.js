@@ -59,6 +59,7 @@ export class WidgetClient extends EventTarget {
   operations = {};
 
   #config;
+  #askedToKeep = false;
   #hostStore;
   /** @type {Worker | null} */
   #worker = null;
@@ -144,6 +145,7 @@ export class WidgetClient extends EventTarget {
    */
   async call(op, args = {}) {
     this.start(); // any operation needs Python
+    if (op === "send") this.#keepStorage();
     if (!this.#isReady && op === "send") return this.#sendOnceReady(args);
     if (!this.#isReady && op === "stop" && this.#queued.length) return this.#unsend();
     await this.#ready.promise;
@@ -157,6 +159,16 @@ export class WidgetClient extends EventTarget {
       if (error.bug) console.error(`Chatkeep: ${op} failed inside the chat.\n${error.bug}`);
       throw Object.assign(new Error(error.message), { code: error.code ?? "", params: error.params ?? {} });
     }
+  }
+
+  /**
+   * Once a person has said something worth keeping, ask the browser to keep this site's
+   * storage rather than evict it under pressure (only the page may ask, not the worker).
+   */
+  #keepStorage() {
+    if (this.#askedToKeep || this.#config.history !== "local") return;
+    this.#askedToKeep = true;
+    navigator.storage?.persist?.().catch(() => {});
   }
 
   /** @param {ToolDefinition} tool */

@@ -8,6 +8,8 @@ export class Launcher {
   #message;
   #key;
   #onOpen;
+  /** @type {AbortController | null} while open: following the visual viewport */
+  #following = null;
 
   /**
    * @param {HTMLElement} host  the element: it carries the `open` attribute
@@ -45,8 +47,31 @@ export class Launcher {
     } catch {
       // a full or blocked storage only forgets whether the panel was open
     }
+    this.#followViewport(open);
     if (focus) (open ? this.#message : this.#button).focus();
     if (open) this.#onOpen();
+  }
+
+  /**
+   * While open, the panel stays within the visual viewport: on a phone, the on-screen
+   * keyboard shrinks it, and the composer must stay above the keyboard (CSS reads the two
+   * properties set here).
+   * @param {boolean} open
+   */
+  #followViewport(open) {
+    this.#following?.abort();
+    this.#following = null;
+    const viewport = window.visualViewport;
+    if (!open || !viewport) return;
+    this.#following = new AbortController();
+    const place = () => {
+      const covered = Math.max(0, window.innerHeight - viewport.offsetTop - viewport.height);
+      this.#host.style.setProperty("--ck-keyboard", `${Math.round(covered)}px`);
+      this.#host.style.setProperty("--ck-visible", `${Math.round(viewport.height)}px`);
+    };
+    viewport.addEventListener("resize", place, { signal: this.#following.signal });
+    viewport.addEventListener("scroll", place, { signal: this.#following.signal });
+    place();
   }
 
   #remembered() {
