@@ -24,6 +24,7 @@ TEST_WHEELS := build/test-wheels/.stamp
 BROWSER_STAMP := build/.browser
 REDIS_STAMP := build/.redis
 POSTGRES_STAMP := build/.postgres
+ENGINES_STAMP := build/.engines
 
 .PHONY: setup serve test lint typecheck test-unit test-pyodide test-e2e bench dist clean
 .DELETE_ON_ERROR:
@@ -35,7 +36,7 @@ SYNC_STORE ?= sqlite:///$(CURDIR)/data/sync.db
 serve: setup
 	$(PY) -m server --host $(HOST) --port $(PORT) --sync-store $(SYNC_STORE)
 
-test: setup $(TEST_WHEELS) $(BROWSER_STAMP) $(REDIS_STAMP) $(POSTGRES_STAMP) lint typecheck test-js test-pyodide test-unit-and-e2e
+test: setup $(TEST_WHEELS) $(BROWSER_STAMP) $(REDIS_STAMP) $(POSTGRES_STAMP) $(ENGINES_STAMP) lint typecheck test-js test-pyodide test-unit-and-e2e
 
 lint: $(VENV)/.stamp
 	$(VENV)/bin/ruff check widget server tests e2e bench tools
@@ -135,6 +136,17 @@ $(POSTGRES_STAMP):
 	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	else echo "PostgreSQL is not installed: the PostgreSQL sync tests will be skipped" >&2; fi
+	touch $@
+
+# Firefox and WebKit for the cross-engine journey (e2e/test_every_engine.py): Debian's
+# firefox-esr (driven by puppeteer-core over WebDriver BiDi), WebKitGTK's WebDriver with its
+# MiniBrowser, and Xvfb for MiniBrowser's display.
+$(ENGINES_STAMP):
+	mkdir -p build
+	if [ -x /usr/bin/firefox-esr ] && [ -x /usr/bin/WebKitWebDriver ] && command -v Xvfb >/dev/null; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq firefox-esr webkit2gtk-driver xvfb >/dev/null; \
+	else echo "Firefox ESR or WebKitGTK's WebDriver is missing: those engines' journeys will be skipped" >&2; fi
 	touch $@
 
 clean:
