@@ -123,6 +123,7 @@ function build(page, say) {
     <button type="button" class="sync-use"></button>
     <button type="button" class="sync-stop"></button>
     <dialog class="sync-shown">
+      <h3 class="sync-shown-title"></h3>
       <p class="sync-show"></p>
       <p class="sync-code"></p>
       <p><a class="sync-link" rel="noopener"></a></p>
@@ -130,6 +131,7 @@ function build(page, say) {
       <form method="dialog"><button class="sync-done"></button></form>
     </dialog>
     <dialog class="sync-ask">
+      <h3 class="sync-ask-title"></h3>
       <form class="sync-ask-form">
         <label><span class="sync-code-label"></span> <input class="sync-field" autocomplete="off" spellcheck="false"></label>
         <p class="sync-error" role="alert"></p>
@@ -142,6 +144,7 @@ function build(page, say) {
     [".sync-devices", "sync.devices"], [".sync-use", "sync.use"], [".sync-stop", "sync.stop"],
     [".sync-show", "sync.show"], [".sync-private", "sync.private"], [".sync-done", "sync.done"],
     [".sync-code-label", "sync.code"], [".sync-connect", "sync.connect"], [".sync-cancel", "sync.cancel"],
+    [".sync-shown-title", "sync.devices"], [".sync-ask-title", "sync.use"],
   ]);
   for (const [selector, key] of text) $(selector).textContent = say(key);
   $(".sync-shown").setAttribute("aria-label", say("sync.devices"));
