@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -178,3 +180,32 @@ def screenshot(page: Page, name: str) -> Path:
     page.screenshot(path=path)
     assert path.stat().st_size > 10_000, "an empty-looking picture"
     return path
+
+
+class HostSite:
+    """Another web site on its own port (so its own origin) serving one page."""
+
+    def __init__(self) -> None:
+        self.html = b""
+        self.headers: dict[str, str] = {}
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/html; charset=utf-8")
+                for name, value in site.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(site.html)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

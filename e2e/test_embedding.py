@@ -3,43 +3,12 @@
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from pages import BOOT_TIMEOUT, log, widget
+from pages import BOOT_TIMEOUT, HostSite, log, widget
 from playwright.sync_api import Page, expect
 from servers import RunningServer
-
-
-class HostSite:
-    """Another web site on its own port (so its own origin) serving one page."""
-
-    def __init__(self) -> None:
-        self.html = b""
-        self.headers: dict[str, str] = {}
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                self.send_response(200)
-                self.send_header("content-type", "text/html; charset=utf-8")
-                for name, value in site.headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(site.html)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture(scope="module")
