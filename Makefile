@@ -20,6 +20,7 @@ PYODIDE_FILES := pyodide.mjs pyodide.asm.js pyodide.asm.wasm pyodide-lock.json
 WIDGET_SOURCES := $(wildcard widget/*.py) pyproject.toml tools/widget_wheel.py
 WHEEL := $(RUNTIME)/widget.whl
 STDLIB := $(RUNTIME)/pyodide/widget_stdlib.zip
+MINIFIED := $(RUNTIME)/min/.stamp
 TEST_WHEELS := build/test-wheels/.stamp
 BROWSER_STAMP := build/.browser
 REDIS_STAMP := build/.redis
@@ -29,7 +30,7 @@ ENGINES_STAMP := build/.engines
 .PHONY: setup serve test lint typecheck test-unit test-pyodide test-e2e bench dist clean
 .DELETE_ON_ERROR:
 
-setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp $(STDLIB)
+setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp $(STDLIB) $(MINIFIED)
 
 # Synced history on by default here: an SQLite file in the git-ignored data folder.
 SYNC_STORE ?= sqlite:///$(CURDIR)/data/sync.db
@@ -102,6 +103,12 @@ dist: setup
 
 # The standard library the widget ships: only the modules it imports (a third of the whole).
 # The browser makes its own memory snapshot on a first visit (static/worker.js).
+# The element's scripts minified one by one, as browsers get them under the build's digest.
+$(MINIFIED): $(wildcard static/*.js static/i18n/*.js) tools/minify.mjs static/node_modules/.package-lock.json
+	rm -rf $(RUNTIME)/min
+	node tools/minify.mjs static $(RUNTIME)/min
+	touch $@
+
 $(STDLIB): $(WHEEL) $(RUNTIME)/.stamp tools/stdlib_subset.mjs
 	node tools/stdlib_subset.mjs $(RUNTIME)
 

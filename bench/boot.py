@@ -1,16 +1,17 @@
 """Boot, side by side in one run: the widget to `session.ready` against a bare page that only
-calls `loadPyodide()` from the same server and files. Cold is a new browser profile (empty
-HTTP and code caches); warm is a reload. Also the weight of a cold visit, compressed, split
-into Pyodide's own files and Chatkeep's."""
+calls `loadPyodide()` from the same server, files and caching, both on a host page of another
+origin (as a shop embeds the widget). Cold is a new browser profile (empty HTTP and code
+caches); warm is a reload. Also the weight of a cold visit, compressed, split into Pyodide's
+own files and Chatkeep's."""
 
 from __future__ import annotations
 
 import statistics
-from pathlib import Path
 from typing import Any
 
 from bench import row
-from server.testing import CHROMIUM_FLAGS, ChatkeepServer
+from bench.host import bare_page, host_site, launch_options, widget_page
+from server.testing import ChatkeepServer
 
 RUNS = 5
 COLD_WHY = (
@@ -23,36 +24,10 @@ WHY = (
     "it WebAssembly instantiation that the widget pays too; on top the widget starts a module "
     "worker, restores the 20 MiB memory snapshot this browser kept, and loads its history"
 )
-BARE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bare</title></head>
-<body><script type="module">
-const { loadPyodide } = await import("/static/runtime/pyodide/pyodide.mjs");
-await loadPyodide({ indexURL: "/static/runtime/pyodide/" });
-window.bootAt = performance.now();
-window.bootDone = true;
-</script></body></html>"""
-WIDGET = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>widget</title>
-<script type="module" src="/static/chat-widget.js"></script></head>
-<body><chat-widget history="memory"></chat-widget><script type="module">
-await customElements.whenDefined("chat-widget");
-await document.querySelector("chat-widget").session.ready;
-window.bootAt = performance.now();
-window.bootDone = true;
-</script></body></html>"""
-
-
-def launch_options() -> dict[str, Any]:
-    options: dict[str, Any] = {"args": list(CHROMIUM_FLAGS)}
-    if Path("/usr/bin/chromium").exists():
-        options["executable_path"] = "/usr/bin/chromium"
-    return options
 
 
 def bench_boot() -> list[dict[str, Any]]:
     from playwright.sync_api import Browser, Page, sync_playwright
-
-    def serve_pages(page: Page) -> None:
-        page.route("**/bench-bare", lambda r: r.fulfill(body=BARE, content_type="text/html"))
-        page.route("**/bench-widget", lambda r: r.fulfill(body=WIDGET, content_type="text/html"))
 
     def boot(page: Page, url: str) -> float:
         """Milliseconds from the page's navigation to ready, as the page itself measured."""
@@ -64,7 +39,6 @@ def bench_boot() -> list[dict[str, Any]]:
     def cold(browser: Browser, url: str) -> tuple[float, dict[str, int]]:
         context = browser.new_context(service_workers="block")
         page = context.new_page()
-        serve_pages(page)
         sizes: dict[str, int] = {}
         page.on(
             "requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"])
@@ -73,9 +47,14 @@ def bench_boot() -> list[dict[str, Any]]:
         context.close()
         return elapsed, sizes
 
-    with ChatkeepServer() as server, sync_playwright() as playwright:
+    with (
+        host_site() as (host, pages),
+        ChatkeepServer("--allowed-origin", host) as server,
+        sync_playwright() as playwright,
+    ):
+        pages["/bare"], pages["/widget"] = bare_page(server.url), widget_page(server.url)
         browser = playwright.chromium.launch(**launch_options())
-        bare_url, widget_url = f"{server.url}/bench-bare", f"{server.url}/bench-widget"
+        bare_url, widget_url = f"{host}/bare", f"{host}/widget"
         cold_bare: list[float] = []
         cold_widget: list[float] = []
         weights: dict[str, int] = {}
@@ -87,7 +66,6 @@ def bench_boot() -> list[dict[str, Any]]:
         for url in (bare_url, widget_url):
             context = browser.new_context(service_workers="block")
             page = context.new_page()
-            serve_pages(page)
             boot(page, url)
             warm[url] = [boot(page, url) for _ in range(RUNS)]
             context.close()

@@ -6,14 +6,10 @@ tasks while the widget boots."""
 from __future__ import annotations
 
 import statistics
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bench import row
-from bench.boot import BARE, launch_options
+from bench.host import bare_page, host_site, launch_options
 from server.testing import ChatkeepServer
 
 RUNS = 5
@@ -42,31 +38,6 @@ def host_page(server_url: str, attributes: str) -> str:
 </body></html>"""
 
 
-@contextmanager
-def host_site() -> Iterator[tuple[str, dict[str, str]]]:
-    """Another web site on its own port (so its own origin): path → the HTML it serves."""
-    pages: dict[str, str] = {}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = pages.get(self.path, "").encode()
-            self.send_response(200 if body else 404)
-            self.send_header("content-type", "text/html; charset=utf-8")
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", pages
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
 def bench_lazy() -> list[dict[str, Any]]:
     from playwright.sync_api import Page, sync_playwright
 
@@ -78,7 +49,7 @@ def bench_lazy() -> list[dict[str, Any]]:
         browser = playwright.chromium.launch(**launch_options())
         pages["/launcher"] = host_page(server.url, 'history="local" mode="launcher"')
         pages["/inline"] = host_page(server.url, 'history="local"')
-        pages["/bare"] = BARE.replace('"/static/', f'"{server.url}/static/')
+        pages["/bare"] = bare_page(server.url)
         ready = "document.querySelector('chat-widget').session.ready.then(() => true)"
 
         def open_page() -> Page:

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from bench import row
-from bench.boot import launch_options
+from bench.host import launch_options
 from server.sync import open_store
 from server.testing import ChatkeepServer
 

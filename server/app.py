@@ -18,6 +18,7 @@ from starlette.routing import Mount, Route
 
 from .access_log import hide_turn_ids
 from .assets import Assets
+from .build import Build, Entry, VersionedAssets
 from .clients import ClientIdentity
 from .counters import Counters, LocalCounters, RedisCounters, redis_client
 from .demo import DemoTransport
@@ -64,7 +65,9 @@ def create_app(
 
     upstream = UpstreamClient(settings, transport)
     runtime = runtime_dir or static_dir / "runtime"
-    manifest = OfflineManifest(static_dir, runtime)
+    build = Build(static_dir, runtime)
+    manifest = OfflineManifest(build)
+    entry = Entry(build, (HERE / "templates" / "entry.js").read_text(encoding="utf-8"))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -86,7 +89,9 @@ def create_app(
             Route("/api/chat/turns/{turn}", turn_events, methods=["GET"]),
             Route("/api/chat/turns/{turn}", stop_turn, methods=["DELETE"]),
             *sync_routes(),
+            Route("/static/chat-widget.js", entry.endpoint),
             Route("/static/offline.json", manifest.endpoint),
+            Route("/static/v/{build}/{path:path}", VersionedAssets(build).endpoint),
             Mount("/static/runtime", Assets(directory=str(runtime))),
             Mount("/static", Assets(directory=str(static_dir))),
         ],

@@ -29,11 +29,13 @@ import "./message-actions.js";
 import "./notices.js";
 import "./protocol.js";
 import "./rpc.js";
+import "./served-from.js";
 import "./settings.js";
 import "./storage.js";
 import "./stored.js";
 import "./strings.js";
 import "./transcript.js";
+import "./worker-start.js";
 
 
 /** @typedef {import("./chat-widget.js").ChatWidget} ChatWidgetType as declared in chat-widget.d.ts */

@@ -16,6 +16,7 @@ import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage
 import { storedList, storedOpening } from "./stored.js";
 import { HostTools } from "./host-tools.js";
 import { nextDraft } from "./draft.js";
+import { startWorker, WORKER_URL } from "./worker-start.js";
 
 /**
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
@@ -34,7 +35,6 @@ import { nextDraft } from "./draft.js";
  *   handler: (args: any) => string | Promise<string>, approval?: boolean}} ToolDefinition
  */
 
-const WORKER_URL = new URL("./worker.js", import.meta.url);
 /** Why a worker that never ran most likely did not: the page's policy, and what it must allow. */
 const NOT_STARTED = "The chat's worker could not start. If this page has a Content-Security-Policy, "
   + `it must allow ${WORKER_URL.origin} and 'wasm-unsafe-eval' in script-src, and `
@@ -100,22 +100,23 @@ export class WidgetClient extends EventTarget {
   start() {
     if (this.#worker) return;
     const config = this.#config;
+    /** @type {Channel | null} */
+    let channel = null;
     try {
-      this.#worker = createWorker(WORKER_URL);
+      this.#worker = startWorker((message) => {
+        channel?.close(message ? `The chat's worker failed: ${message}.` : NOT_STARTED);
+      });
     } catch {
       this.#ready.reject(new Error(NOT_STARTED));
       return;
     }
-    const channel = new Channel(this.#worker, {
+    channel = new Channel(this.#worker, {
       event: (message) => this.#onEvent(message),
       [REQUEST.callTool]: ({ name, arguments: args }) => this.tools.run(name, args),
       [REQUEST.storage]: localStorageHandler(config.prefix),
       [REQUEST.historyStore]: hostStoreHandler(this.#hostStore),
     }, "p");
     this.#channel = channel;
-    this.#worker.addEventListener("error", (event) => {
-      channel.close(event.message ? `The chat's worker failed: ${event.message}.` : NOT_STARTED);
-    });
     channel.request(KIND.init, { config }).then(({ operations, start, fromSnapshot }) => {
       this.operations = operations;
       this.fromSnapshot = fromSnapshot;
@@ -350,16 +351,4 @@ export function applyListChange(entries, { set, drop, order }) {
   for (const entry of set) byId.set(entry.id, entry);
   const ids = order ?? entries.map((entry) => entry.id).filter((id) => byId.has(id));
   return ids.map((id) => /** @type {HistoryEntry} */ (byId.get(id))).filter(Boolean);
-}
-
-/** A module worker from any origin: cross-origin scripts are imported from a same-origin blob. */
-function createWorker(url) {
-  if (url.origin === location.origin) return new Worker(url, { type: "module" });
-  const shim = new Blob([`import ${JSON.stringify(url.href)};`], { type: "text/javascript" });
-  const blobUrl = URL.createObjectURL(shim);
-  try {
-    return new Worker(blobUrl, { type: "module" });
-  } finally {
-    setTimeout(() => URL.revokeObjectURL(blobUrl), 60_000);
-  }
 }

@@ -1,6 +1,8 @@
 // The element's configuration, read from its attributes in this one place. The defaults are
 // Python's too (widget/config.py): tests/widget/test_protocol.py checks that both agree.
 
+import { STATIC_FOLDER } from "./served-from.js";
+
 /** Every attribute's default; `endpoint` is beside the script, so it has none here. */
 export const DEFAULTS = Object.freeze({
   history: "memory",
@@ -16,7 +18,7 @@ export const HISTORY_MODES = Object.freeze(["local", "memory", "off"]);
 export const LIVE_ATTRIBUTES = Object.freeze(["lang", "model", "suggestions"]);
 
 // `api` beside the script's `static/` folder, so a server mounted at /chat is found at /chat/api.
-const DEFAULT_ENDPOINT = new URL("../api", import.meta.url).href;
+const DEFAULT_ENDPOINT = new URL("../api", STATIC_FOLDER).href;
 
 /**
  * @typedef {{getAttribute(name: string): string | null, hasAttribute(name: string): boolean}} Attributes

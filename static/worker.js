@@ -8,6 +8,7 @@ import { pack, streams, unpack } from "./codec.js";
 import { EVENT, KIND, REQUEST, STORAGE, storageKey } from "./protocol.js";
 import { Channel, ReplyError } from "./rpc.js";
 import { openStream } from "./sse.js";
+import { STATIC_FOLDER } from "./served-from.js";
 import { SyncClient } from "./sync-client.js";
 
 const RUNTIME = new URL("./runtime/", import.meta.url);
@@ -142,40 +143,42 @@ async function storage(json) {
  */
 const SNAPSHOTS = "chatkeep.python-snapshot"; // not "chatkeep-…": the service worker owns those
 
-async function boot(config) {
+/** Python with the widget imported; its stages are numbered below. */
+async function startPython() {
   await requireWebAssembly();
   import(new URL("pyodide/pyodide.mjs", RUNTIME).href).catch(() => {}); // fetched meanwhile
-  endpoint = config.endpoint.replace(/\/+$/, "");
-  conversationKeys = storageKey("conversation", config.prefix);
-  credentials = config.token ? { authorization: `Bearer ${config.token}` } : {};
-  // The snapshot this browser kept is read while the wheel and the models are fetched; it is
-  // used only if it was made from this very wheel.
+  // The snapshot this browser kept is read while the wheel is fetched; it is used only if it
+  // was made from this very wheel.
   const keeping = keptSnapshot();
-  const [wheel, { models, maxToolCalls, syncOffered }] = await Promise.all([fetchWheel(), fetchModels()]);
+  const wheel = await fetchWheel();
   const key = await snapshotKey(wheel);
   const kept = await keeping;
-  let pyodide = null;
   if (kept && kept.key === key) {
     try {
-      pyodide = await loadRuntime({ _loadSnapshot: kept.bytes });
+      const pyodide = await loadRuntime({ _loadSnapshot: kept.bytes });
+      installWidget(pyodide, wheel); // files are not in a snapshot, only memory
+      return { pyodide, fromSnapshot: true, key, made: null };
     } catch (error) {
       console.warn(`Chatkeep: the runtime snapshot this browser kept did not load (${error.message}); starting Python without it.`);
       forgetSnapshots();
     }
   }
-  const fromSnapshot = pyodide !== null;
-  let made = null;
-  if (!pyodide) {
-    pyodide = await loadRuntime({ _makeSnapshot: Boolean(key) });
-    installWidget(pyodide, wheel);
-    pyodide.runPython("import widget.bridge, widget.compression");
-    made = key ? makeSnapshot(pyodide) : null;
-  } else {
-    installWidget(pyodide, wheel); // files are not in a snapshot, only memory
-  }
+  const pyodide = await loadRuntime({ _makeSnapshot: Boolean(key) });
+  installWidget(pyodide, wheel);
+  pyodide.runPython("import widget.bridge, widget.compression");
+  // Made now, before the session holds anything: a snapshot holds no conversation.
+  return { pyodide, fromSnapshot: false, key, made: key ? makeSnapshot(pyodide) : null };
+}
+
+async function boot(config) {
+  endpoint = config.endpoint.replace(/\/+$/, "");
+  conversationKeys = storageKey("conversation", config.prefix);
+  credentials = config.token ? { authorization: `Bearer ${config.token}` } : {};
+  const [{ pyodide, fromSnapshot, key, made }, { models, maxToolCalls, syncOffered }] =
+    await Promise.all([python, fetchModels()]);
   bridge = startBridge(pyodide, { ...config, models, maxToolCalls, syncOffered });
   const start = JSON.parse(await bridge.start());
-  if (made) keepSnapshot(/** @type {string} */ (key), made); // for the next visit, after this one is ready
+  if (made && key) keepSnapshot(key, made); // for the next visit, after this one is ready
   return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
 }
 
@@ -223,7 +226,7 @@ async function snapshotKey(wheel) {
 }
 
 /** The one entry of this origin's snapshot cache (its key, the wheel's digest, in a header). */
-const SNAPSHOT_REQUEST = new URL("python-snapshot.bin", RUNTIME).href;
+const SNAPSHOT_REQUEST = new URL("runtime/python-snapshot.bin", STATIC_FOLDER).href;
 const KEY_HEADER = "x-chatkeep-wheel";
 
 /** The snapshot this browser kept and the wheel it was made from, or null (none yet, damaged, no storage). */
@@ -346,3 +349,10 @@ function startBridge(pyodide, config) {
   };
   return Bridge(worker, JSON.stringify(config));
 }
+
+/**
+ * Python starts as soon as this worker runs: none of it depends on the page's configuration,
+ * so it overlaps the page's own loading (worker-start.js); `boot` adds what does.
+ */
+const python = startPython();
+python.catch(() => {}); // said by `boot`, when the page asks

@@ -70,9 +70,9 @@ def test_precompressed_files_are_sent_to_browsers_that_accept_gzip(runtime_dir: 
 
 
 def test_source_scripts_are_compressed_as_they_are_served(runtime_dir: Path) -> None:
-    source = (Path(__file__).parents[2] / "static" / "chat-widget.js").read_bytes()
+    source = (Path(__file__).parents[2] / "static" / "client.js").read_bytes()
     with client(runtime_dir) as http:
-        headers, body = raw_get(http, "/static/chat-widget.js")
+        headers, body = raw_get(http, "/static/client.js")
     assert headers["content-encoding"] == "gzip"
     assert gzip.decompress(body) == source
     assert len(body) < len(source)

@@ -2,31 +2,40 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from localclient import TestClient
 
 from server import create_app
-from server.offline import build_id, offline_files
+from server.offline import offline_files
 
 
 def test_the_manifest_lists_the_widget_and_the_runtime_not_the_tooling(runtime_dir: Path) -> None:
     with TestClient(create_app(runtime_dir=runtime_dir)) as http:
         manifest = http.get("/static/offline.json").json()
-        assert {"chat-widget.js", "worker.js", "service-worker.js", "runtime/widget.whl",
-                "runtime/pyodide/pyodide.asm.wasm"} <= set(manifest["files"])  # fmt: skip
+        build = f"v/{manifest['build']}/"
+        assert {"chat-widget.js", f"{build}chat-widget.js", f"{build}worker.js",
+                f"{build}runtime/widget.whl", f"{build}runtime/pyodide/pyodide.asm.wasm",
+                } <= set(manifest["files"])  # fmt: skip
         assert not [f for f in manifest["files"] if "node_modules" in f or f.endswith(".gz")]
         assert "package.json" not in manifest["files"]
         script = http.get("/static/service-worker.js")
         assert script.headers["service-worker-allowed"] == "/"
 
 
-def test_a_new_build_has_a_new_id(tmp_path: Path) -> None:
-    (tmp_path / "static").mkdir()
-    asset = tmp_path / "static" / "chat-widget.js"
-    asset.write_text("one")
-    before = build_id(offline_files(tmp_path / "static", tmp_path / "runtime"))
-    asset.write_text("two!")
-    os.utime(asset, ns=(10**18, 10**18))
-    assert build_id(offline_files(tmp_path / "static", tmp_path / "runtime")) != before
+def test_the_listing_never_enters_development_folders(tmp_path: Path) -> None:
+    static = tmp_path / "static"
+    (static / "node_modules" / "pkg").mkdir(parents=True)
+    (static / "node_modules" / "pkg" / "index.js").write_text("x")
+    (static / ".cache").mkdir()
+    (static / ".cache" / "a.js").write_text("x")
+    (static / "i18n").mkdir()
+    (static / "i18n" / "de.js").write_text("x")
+    (static / "chat-widget.js").write_text("x")
+    (static / "chat-widget.d.ts").write_text("x")
+    runtime = static / "runtime"
+    (runtime / "min").mkdir(parents=True)
+    (runtime / "min" / "chat-widget.js").write_text("x")
+    (runtime / "widget.whl").write_text("x")
+    names = [name for name, _ in offline_files(static, runtime)]
+    assert names == ["chat-widget.js", "i18n/de.js", "runtime/widget.whl"]

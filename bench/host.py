@@ -1,0 +1,80 @@
+"""The pages the browser benchmarks load: a host site of its own origin (as a shop embeds the
+widget), a bare Pyodide page as the baseline, and the browser they run in."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from server.testing import CHROMIUM_FLAGS
+
+#: Sets `window.bootAt` (the page's own clock) and `window.bootDone` when ready.
+READY_MARK = "window.bootAt = performance.now();\nwindow.bootDone = true;"
+
+
+def launch_options() -> dict[str, Any]:
+    options: dict[str, Any] = {"args": list(CHROMIUM_FLAGS)}
+    if Path("/usr/bin/chromium").exists():
+        options["executable_path"] = "/usr/bin/chromium"
+    return options
+
+
+def build_url(server_url: str) -> str:
+    """Where the server serves this build, under its digest (kept by browsers a year)."""
+    digest = httpx.get(f"{server_url}/static/offline.json").json()["build"]
+    return f"{server_url}/static/v/{digest}/"
+
+
+def bare_page(server_url: str) -> str:
+    """Only `loadPyodide()`, from the same server, files and caching as the widget's runtime."""
+    runtime = build_url(server_url) + "runtime/pyodide/"
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bare</title>
+</head><body><script type="module">
+const {{ loadPyodide }} = await import("{runtime}pyodide.mjs");
+await loadPyodide({{ indexURL: "{runtime}" }});
+{READY_MARK}
+</script></body></html>"""
+
+
+def widget_page(server_url: str, attributes: str = 'history="memory"', head: str = "") -> str:
+    """A shop's page with the widget, marking when its session is ready."""
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>shop</title>
+{head}<script type="module" src="{server_url}/static/chat-widget.js"></script></head>
+<body><h1>A shop</h1><chat-widget endpoint="{server_url}/api" {attributes}></chat-widget>
+<script type="module">
+await customElements.whenDefined("chat-widget");
+await document.querySelector("chat-widget").session.ready;
+{READY_MARK}
+</script></body></html>"""
+
+
+@contextmanager
+def host_site() -> Iterator[tuple[str, dict[str, str]]]:
+    """Another web site on its own port (so its own origin): path → the HTML it serves."""
+    pages: dict[str, str] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = pages.get(self.path, "").encode()
+            self.send_response(200 if body else 404)
+            self.send_header("content-type", "text/html; charset=utf-8")
+            self.send_header("cache-control", "no-cache")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", pages
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

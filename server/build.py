@@ -1,0 +1,131 @@
+"""The served build, named by its contents.
+
+Every asset the widget loads is served under `/static/v/<digest>/`, where the digest is a
+SHA-256 of every asset's name and bytes: such a URL can only ever mean one content, so the
+browser keeps it for a year without asking again (`immutable`). The one file a page includes,
+`/static/chat-widget.js`, is a small entry asked anew on each load; it names the digest, and
+every module it loads resolves its neighbours (`./client.js`, `./runtime/…`) under it. A new
+build is a new digest, so a returning visitor's browser asks the server for one small file.
+
+Under the digest, a script is served minified (`make setup` writes the copies with esbuild,
+tools/minify.mjs, each with a source map naming the plain source) as long as its copy is newer
+than its source: an edited source is served as written until the next build. The plain paths
+(`/static/client.js`) always answer with the source, revalidated on each load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .assets import Assets
+from .offline import MINIFIED, offline_files
+
+#: how long an asset whose URL carries the digest may be kept without asking
+IMMUTABLE = "public, max-age=31536000, immutable"
+#: how often (seconds) the files' names, sizes and times are looked at again for a new build
+RECHECK = 1.0
+
+
+class Build:
+    """The assets of one static folder and one runtime folder, and the digest naming them."""
+
+    def __init__(self, static_dir: Path, runtime_dir: Path) -> None:
+        self.static_dir = static_dir
+        self.runtime_dir = runtime_dir
+        self._files: list[tuple[str, Path]] = []
+        self._signature: tuple[tuple[str, int, int], ...] | None = None
+        self._digest = ""
+        self._checked = float("-inf")
+
+    def files(self) -> list[tuple[str, Path]]:
+        """(path under /static/, file) for every asset of the build, as of the last look."""
+        self._refresh()
+        return self._files
+
+    def digest(self) -> str:
+        """24 hex digits of the SHA-256 over every asset's name and bytes."""
+        self._refresh()
+        return self._digest
+
+    def minified(self, name: str) -> Path | None:
+        """The minified copy of a script of the static folder (or its map), if it is current."""
+        if name.startswith("runtime/") or not name.endswith((".js", ".js.map")):
+            return None
+        copy = self.runtime_dir / MINIFIED / name
+        source = self.static_dir / name.removesuffix(".map")
+        try:
+            current = copy.stat().st_mtime_ns >= source.stat().st_mtime_ns
+        except OSError:
+            return None
+        return copy if current else None
+
+    def _refresh(self) -> None:
+        # A rebuild while the server runs (`make setup` beside `make serve`) is seen within a
+        # second; the bytes are read again only when a name, size or time changed.
+        now = time.monotonic()
+        if now - self._checked < RECHECK:
+            return
+        self._checked = now
+        files = [
+            (name, self.minified(name) or path)
+            for name, path in offline_files(self.static_dir, self.runtime_dir)
+        ]
+        signature = tuple(
+            (name, stat.st_size, stat.st_mtime_ns)
+            for name, stat in ((name, path.stat()) for name, path in files)
+        )
+        if signature == self._signature:
+            return
+        digest = hashlib.sha256()
+        for name, path in files:
+            with path.open("rb") as file:
+                digest.update(f"{name}\0".encode() + hashlib.file_digest(file, "sha256").digest())
+        self._files, self._signature, self._digest = files, signature, digest.hexdigest()[:24]
+
+
+class VersionedAssets:
+    """`GET /static/v/{build}/{path}`: an asset, kept a year when `build` is this build."""
+
+    def __init__(self, build: Build) -> None:
+        self.build = build
+        self.static = Assets(directory=str(build.static_dir))
+        self.runtime = Assets(directory=str(build.runtime_dir))
+        self.minified = Assets(directory=str(build.runtime_dir / MINIFIED))
+
+    async def endpoint(self, request: Request) -> Response:
+        path: str = request.path_params["path"]
+        if path.startswith("runtime/"):
+            assets, path = self.runtime, path.removeprefix("runtime/")
+        else:
+            assets = self.minified if self.build.minified(path) else self.static
+        response = await assets.get_response(path, request.scope)
+        # A page of an older build (open across a deploy) is answered with what there is now,
+        # but never told to keep it: that URL's bytes are not the ones its name promised.
+        if request.path_params["build"] == self.build.digest():
+            response.headers["cache-control"] = IMMUTABLE
+        return response
+
+
+class Entry:
+    """`GET /static/chat-widget.js`: the entry that names this build (revalidated each load)."""
+
+    def __init__(self, build: Build, template: str) -> None:
+        self.build = build
+        # Every page load asks for this file: its comments stay in the template.
+        self.template = "\n".join(
+            line for line in template.splitlines() if line and not line.startswith("//")
+        )
+
+    async def endpoint(self, request: Request) -> Response:
+        digest = self.build.digest()
+        etag = f'"{digest}"'
+        headers = {"cache-control": "no-cache", "etag": etag}
+        if etag in request.headers.get("if-none-match", ""):
+            return Response(status_code=304, headers=headers)
+        body = self.template.replace("{build}", digest)
+        return Response(body, media_type="text/javascript", headers=headers)

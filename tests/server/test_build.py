@@ -1,0 +1,113 @@
+"""The build named by its contents: assets under the digest are kept a year, the entry that
+names the digest is asked again on each load, and a new build is a new name."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from localclient import TestClient
+
+from server import create_app
+from server.build import IMMUTABLE, Build
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> tuple[Path, Path]:
+    """A static folder with two scripts and a runtime folder with a wheel."""
+    static, runtime = tmp_path / "static", tmp_path / "runtime"
+    static.mkdir()
+    runtime.mkdir()
+    (static / "chat-widget.js").write_text("export class ChatWidget {}\n// a comment\n")
+    (static / "client.js").write_text("export const client = 1;\n")
+    (runtime / "widget.whl").write_bytes(b"PK wheel")
+    return static, runtime
+
+
+def client(site: tuple[Path, Path]) -> TestClient:
+    static, runtime = site
+    return TestClient(create_app(static_dir=static, runtime_dir=runtime))
+
+
+def test_the_entry_names_the_build_and_is_asked_again_each_load(site: tuple[Path, Path]) -> None:
+    with client(site) as http:
+        entry = http.get("/static/chat-widget.js")
+        digest = http.get("/static/offline.json").json()["build"]
+        again = http.get("/static/chat-widget.js", headers={"if-none-match": entry.headers["etag"]})
+    assert entry.headers["cache-control"] == "no-cache"
+    assert entry.headers["content-type"].startswith("text/javascript")
+    assert f'export {{ ChatWidget }} from "./v/{digest}/chat-widget.js";' in entry.text
+    assert f'import "./v/{digest}/worker-start.js";' in entry.text
+    assert "//" not in entry.text.replace("./v/", "")  # its comments stay in the template
+    assert again.status_code == 304
+
+
+def test_assets_under_the_digest_are_kept_a_year(site: tuple[Path, Path]) -> None:
+    with client(site) as http:
+        digest = http.get("/static/offline.json").json()["build"]
+        script = http.get(f"/static/v/{digest}/client.js")
+        wheel = http.get(f"/static/v/{digest}/runtime/widget.whl")
+        plain = http.get("/static/client.js")
+    assert script.headers["cache-control"] == IMMUTABLE == "public, max-age=31536000, immutable"
+    assert script.text == "export const client = 1;\n"
+    assert wheel.headers["cache-control"] == IMMUTABLE
+    assert wheel.content == b"PK wheel"
+    assert plain.headers["cache-control"] == "no-cache"
+
+
+def test_a_page_of_an_older_build_is_answered_but_never_told_to_keep_it(
+    site: tuple[Path, Path],
+) -> None:
+    with client(site) as http:
+        old = http.get("/static/v/0123456789abcdef01234567/client.js")
+        missing = http.get("/static/v/0123456789abcdef01234567/nope.js")
+        tooling = http.get("/static/v/0123456789abcdef01234567/package.json")
+    assert old.status_code == 200
+    assert old.headers["cache-control"] == "no-cache"
+    assert missing.status_code == 404
+    assert tooling.status_code == 404
+
+
+def test_a_changed_byte_is_a_new_build_and_a_touched_file_is_not(
+    site: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    static, runtime = site
+    monkeypatch.setattr("server.build.RECHECK", 0.0)
+    build = Build(static, runtime)
+    first = build.digest()
+    later = time.time_ns() + 10**9
+    os.utime(static / "client.js", ns=(later, later))
+    assert build.digest() == first  # same bytes: same name, browsers keep what they have
+    (static / "client.js").write_text("export const client = 2;\n")
+    assert build.digest() != first
+    assert len(first) == 24
+
+
+def test_a_current_minified_copy_is_served_and_a_stale_one_is_not(
+    site: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    static, runtime = site
+    monkeypatch.setattr("server.build.RECHECK", 0.0)
+    (runtime / "min").mkdir()
+    copy = runtime / "min" / "client.js"
+    copy.write_text("export const client=1;\n//# sourceMappingURL=client.js.map\n")
+    (runtime / "min" / "client.js.map").write_text('{"version":3}')
+    source_time = (static / "client.js").stat().st_mtime_ns
+    os.utime(copy, ns=(source_time + 10**9, source_time + 10**9))
+    with client(site) as http:
+        digest = http.get("/static/offline.json").json()["build"]
+        minified = http.get(f"/static/v/{digest}/client.js")
+        source_map = http.get(f"/static/v/{digest}/client.js.map")
+        plain = http.get("/static/client.js")
+        # The source edited after the copy was made: the source is served, under a new name.
+        (static / "client.js").write_text("export const client = 'edited';\n")
+        os.utime(static / "client.js", ns=(source_time + 2 * 10**9, source_time + 2 * 10**9))
+        edited_digest = http.get("/static/offline.json").json()["build"]
+        edited = http.get(f"/static/v/{edited_digest}/client.js")
+    assert minified.text.startswith("export const client=1;")
+    assert source_map.json() == {"version": 3}
+    assert plain.text == "export const client = 1;\n"
+    assert edited_digest != digest
+    assert edited.text == "export const client = 'edited';\n"
