@@ -16,6 +16,7 @@ than its source: an edited source is served as written until the next build. The
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from pathlib import Path
 
@@ -120,12 +121,29 @@ class Entry:
         self.template = "\n".join(
             line for line in template.splitlines() if line and not line.startswith("//")
         )
+        self._rendered = ("", "")
+
+    def body(self) -> str:
+        digest = self.build.digest()
+        if self._rendered[0] != digest:
+            element = (self.build.static_dir / "chat-widget.js").read_text(encoding="utf-8")
+            modules = "\n".join(f'import "./v/{{build}}/{name}";' for name in imports(element))
+            body = self.template.replace("{modules}", modules).replace("{build}", digest)
+            self._rendered = (digest, body)
+        return self._rendered[1]
 
     async def endpoint(self, request: Request) -> Response:
-        digest = self.build.digest()
-        etag = f'"{digest}"'
+        etag = f'"{self.build.digest()}"'
         headers = {"cache-control": "no-cache", "etag": etag}
         if etag in request.headers.get("if-none-match", ""):
             return Response(status_code=304, headers=headers)
-        body = self.template.replace("{build}", digest)
-        return Response(body, media_type="text/javascript", headers=headers)
+        return Response(self.body(), media_type="text/javascript", headers=headers)
+
+
+#: `import … from "./x.js";` or `import "./x.js";`, one per line, as the element writes them
+_IMPORT = re.compile(r'^import (?:[^;"]+ from )?"\./([\w./-]+\.js)";$', re.MULTILINE)
+
+
+def imports(module: str) -> list[str]:
+    """The relative modules a script imports statically, in order, each once."""
+    return list(dict.fromkeys(_IMPORT.findall(module)))

@@ -8,7 +8,7 @@ import { pack, streams, unpack } from "./codec.js";
 import { EVENT, KIND, REQUEST, STORAGE, storageKey } from "./protocol.js";
 import { Channel, ReplyError } from "./rpc.js";
 import { openStream } from "./sse.js";
-import { STATIC_FOLDER } from "./served-from.js";
+import { BUILD, STATIC_FOLDER } from "./served-from.js";
 import { SyncClient } from "./sync-client.js";
 
 const RUNTIME = new URL("./runtime/", import.meta.url);
@@ -139,46 +139,48 @@ async function storage(json) {
 /**
  * Where this browser keeps the memory snapshot it made of Python with the widget imported
  * (Cache Storage of the page's origin): a first visit boots plainly and makes it, later ones
- * boot from it. A snapshot only loads into the identical runtime and wheel, hence its key.
+ * boot from it. A snapshot only loads into the identical runtime and wheel, hence its key: the
+ * build's digest, known from this script's own URL before anything is fetched (the wheel's
+ * digest where the files are served by their plain paths).
  */
 const SNAPSHOTS = "chatkeep.python-snapshot"; // not "chatkeep-…": the service worker owns those
 
 /** Python with the widget imported; its stages are numbered below. */
 async function startPython() {
   await requireWebAssembly();
-  import(new URL("pyodide/pyodide.mjs", RUNTIME).href).catch(() => {}); // fetched meanwhile
-  // The snapshot this browser kept is read while the wheel is fetched; it is used only if it
-  // was made from this very wheel.
-  const keeping = keptSnapshot();
-  const wheel = await fetchWheel();
+  const wheel = fetchWheel();
+  wheel.catch(() => {}); // said where it is awaited
   const key = await snapshotKey(wheel);
-  const kept = await keeping;
-  if (kept && kept.key === key) {
+  const kept = key ? await keptSnapshot(key) : null;
+  if (kept) {
     try {
+      // Its bytes are read from storage while the runtime's own files load.
       const pyodide = await loadRuntime({ _loadSnapshot: kept.bytes });
-      installWidget(pyodide, wheel); // files are not in a snapshot, only memory
-      return { pyodide, fromSnapshot: true, key, made: null };
+      // Every widget module is in the snapshot's memory: its files can wait until after ready.
+      const install = async () => installWidget(pyodide, await wheel);
+      return { pyodide, fromSnapshot: true, key, made: null, install };
     } catch (error) {
       console.warn(`Chatkeep: the runtime snapshot this browser kept did not load (${error.message}); starting Python without it.`);
       forgetSnapshots();
     }
   }
-  const pyodide = await loadRuntime({ _makeSnapshot: Boolean(key) });
-  installWidget(pyodide, wheel);
+  const [pyodide, wheelBytes] = await Promise.all([loadRuntime({ _makeSnapshot: Boolean(key) }), wheel]);
+  installWidget(pyodide, wheelBytes);
   pyodide.runPython("import widget.bridge, widget.compression");
   // Made now, before the session holds anything: a snapshot holds no conversation.
-  return { pyodide, fromSnapshot: false, key, made: key ? makeSnapshot(pyodide) : null };
+  return { pyodide, fromSnapshot: false, key, made: key ? makeSnapshot(pyodide) : null, install: null };
 }
 
 async function boot(config) {
   endpoint = config.endpoint.replace(/\/+$/, "");
   conversationKeys = storageKey("conversation", config.prefix);
   credentials = config.token ? { authorization: `Bearer ${config.token}` } : {};
-  const [{ pyodide, fromSnapshot, key, made }, { models, maxToolCalls, syncOffered }] =
+  const [{ pyodide, fromSnapshot, key, made, install }, { models, maxToolCalls, syncOffered }] =
     await Promise.all([python, fetchModels()]);
   bridge = startBridge(pyodide, { ...config, models, maxToolCalls, syncOffered });
   const start = JSON.parse(await bridge.start());
   if (made && key) keepSnapshot(key, made); // for the next visit, after this one is ready
+  if (install) setTimeout(() => install().catch((error) => console.warn(`Chatkeep: ${error.message}`)));
   return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
 }
 
@@ -218,31 +220,41 @@ async function loadRuntime(options = {}) {
   }
 }
 
-/** The snapshot's key: a digest of the wheel (null where the page's origin has no Cache Storage). */
+/**
+ * The snapshot's key: the build's digest, else the wheel's (null where the page's origin has
+ * no Cache Storage).
+ * @param {Promise<Uint8Array<ArrayBuffer>>} wheel
+ */
 async function snapshotKey(wheel) {
   if (!self.caches || !crypto.subtle) return null;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", wheel));
+  if (BUILD) return BUILD;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await wheel));
   return [...digest.subarray(0, 12)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/** The one entry of this origin's snapshot cache (its key, the wheel's digest, in a header). */
+/** The one entry of this origin's snapshot cache (its key in a header). */
 const SNAPSHOT_REQUEST = new URL("runtime/python-snapshot.bin", STATIC_FOLDER).href;
-const KEY_HEADER = "x-chatkeep-wheel";
+const KEY_HEADER = "x-chatkeep-build";
 
-/** The snapshot this browser kept and the wheel it was made from, or null (none yet, damaged, no storage). */
-async function keptSnapshot() {
+/**
+ * The snapshot this browser kept for `key`, its bytes a promise (rejected if damaged), or
+ * null: none yet, another build's, no storage.
+ * @param {string} key
+ */
+async function keptSnapshot(key) {
   try {
-    if (!self.caches) return null;
     const response = await (await caches.open(SNAPSHOTS)).match(SNAPSHOT_REQUEST);
-    if (!response) return null;
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    if (looksLikeSnapshot(bytes)) return { key: response.headers.get(KEY_HEADER), bytes };
-    console.warn("Chatkeep: the runtime snapshot this browser kept is damaged; starting Python without it.");
-    forgetSnapshots();
+    if (response?.headers.get(KEY_HEADER) !== key) return null;
+    const bytes = response.arrayBuffer().then((buffer) => {
+      const read = new Uint8Array(buffer);
+      if (!looksLikeSnapshot(read)) throw new Error("it is damaged");
+      return read;
+    });
+    bytes.catch(() => {}); // said when Pyodide awaits it
+    return { bytes };
   } catch {
-    // storage refused: boot plainly
+    return null; // storage refused: boot plainly
   }
-  return null;
 }
 
 /** Python with the widget imported, as bytes; null if this runtime cannot make one. */
@@ -282,7 +294,7 @@ function looksLikeSnapshot(bytes) {
   return header[0] === 0x706e7300 && header[1] >= 48 && memory >= 16 * 2 ** 20 && memory % 65536 === 0;
 }
 
-/** 2. The widget wheel's bytes (its digest names the snapshot). */
+/** 2. The widget wheel's bytes. */
 async function fetchWheel() {
   const response = await fetch(new URL("widget.whl", RUNTIME));
   if (!response.ok) throw new Error(`The widget package is missing (${response.status}): rebuild with "make serve".`);
@@ -316,7 +328,7 @@ async function fetchModels() {
   }
 }
 
-/** 4. Unpack the wheel into site-packages (again after a snapshot: files are not in it). */
+/** 4. Unpack the wheel into site-packages (after a snapshot too, later: files are not in it). */
 function installWidget(pyodide, wheel) {
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
   pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });

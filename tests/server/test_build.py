@@ -20,7 +20,10 @@ def site(tmp_path: Path) -> tuple[Path, Path]:
     static, runtime = tmp_path / "static", tmp_path / "runtime"
     static.mkdir()
     runtime.mkdir()
-    (static / "chat-widget.js").write_text("export class ChatWidget {}\n// a comment\n")
+    (static / "chat-widget.js").write_text(
+        'import { client } from "./client.js";\nimport "./client.js";\n'
+        "export class ChatWidget {}\n// a comment\n"
+    )
     (static / "client.js").write_text("export const client = 1;\n")
     (runtime / "widget.whl").write_bytes(b"PK wheel")
     return static, runtime
@@ -40,6 +43,8 @@ def test_the_entry_names_the_build_and_is_asked_again_each_load(site: tuple[Path
     assert entry.headers["content-type"].startswith("text/javascript")
     assert f'export {{ ChatWidget }} from "./v/{digest}/chat-widget.js";' in entry.text
     assert f'import "./v/{digest}/worker-start.js";' in entry.text
+    # what the element imports is asked for with it, at once (once each)
+    assert entry.text.count(f'import "./v/{digest}/client.js";') == 1
     assert "//" not in entry.text.replace("./v/", "")  # its comments stay in the template
     assert again.status_code == 304
 
