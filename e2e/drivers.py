@@ -28,6 +28,7 @@ TIMEOUT = 90
 class Driver(Protocol):
     def goto(self, url: str) -> None: ...
     def reload(self) -> None: ...
+    def evaluate(self, expression: str) -> Any: ...
     def step(self, name: str, *args: Any) -> Any: ...
     def close(self) -> None: ...
 
@@ -86,8 +87,12 @@ class FirefoxDriver:
     def reload(self) -> None:
         self._send({"reload": True})
 
+    def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the page (awaited if a promise)."""
+        return self._send({"run": expression})
+
     def step(self, name: str, *args: Any) -> Any:
-        return self._send({"run": call(name, args)})
+        return self.evaluate(call(name, args))
 
     def close(self) -> None:
         with contextlib.suppress(OSError):  # no answer comes: the driver closes Firefox
@@ -134,14 +139,18 @@ class WebKitDriver:
     def reload(self) -> None:
         self.driver.refresh()
 
-    def step(self, name: str, *args: Any) -> Any:
+    def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the page (awaited if a promise)."""
         script = ("const done = arguments[arguments.length - 1];"
-                  f"{call(name, args)}.then((r) => done({{result: r}}), "
+                  f"Promise.resolve({expression}).then((r) => done({{result: r}}), "
                   "(e) => done({error: String(e && e.message || e)}));")  # fmt: skip
         answer = self.driver.execute_async_script(script)
         if "error" in answer:
             raise AssertionError(f"in WebKit: {answer['error']}")
         return answer.get("result")
+
+    def step(self, name: str, *args: Any) -> Any:
+        return self.evaluate(call(name, args))
 
     def close(self) -> None:
         try:
@@ -164,8 +173,11 @@ class ChromiumDriver:
     def reload(self) -> None:
         self.page.reload()
 
+    def evaluate(self, expression: str) -> Any:
+        return self.page.evaluate(expression)
+
     def step(self, name: str, *args: Any) -> Any:
-        return self.page.evaluate(call(name, args))
+        return self.evaluate(call(name, args))
 
     def close(self) -> None:
         pass

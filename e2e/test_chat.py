@@ -105,19 +105,32 @@ def test_a_screenshot_for_the_readme(page: Page) -> None:
 
 
 FROM_SNAPSHOT = "document.querySelector('chat-widget').session.startedFromSnapshot"
-# Kept in the background once ready: each poll looks again and reads the last look.
-SNAPSHOT_KEPT = """() => { caches.open('chatkeep.python-snapshot').then(c => c.keys())
-    .then(keys => { window.snapshotsKept = keys.length; }); return window.snapshotsKept === 1; }"""
-# The one memory snapshot this origin keeps (static/worker.js), damaged in the page.
-DAMAGE = """async damage => {
-  const cache = await caches.open('chatkeep.python-snapshot');
-  const [request] = await cache.keys();
-  const kept = await cache.match(request);
-  const bytes = new Uint8Array(await kept.arrayBuffer());
+# The one memory snapshot this origin keeps (static/snapshot-store.js), in IndexedDB.
+SNAPSHOT_STORE = """const open = () => new Promise((resolve, reject) => {
+  const request = indexedDB.open('chatkeep-python', 1);
+  request.onupgradeneeded = () => request.result.createObjectStore('snapshot');
+  request.onsuccess = () => resolve(request.result); request.onerror = () => reject(request.error);
+});
+const kept = (db, name) => new Promise((resolve) => {
+  const request = db.transaction('snapshot').objectStore('snapshot').get(name);
+  request.onsuccess = () => resolve(request.result); request.onerror = () => resolve(undefined);
+});"""
+# Kept in the background once ready.
+SNAPSHOT_KEPT = f"""async () => {{ {SNAPSHOT_STORE}
+  const db = await open(); const key = await kept(db, 'key'); db.close(); return Boolean(key); }}"""
+# Damaged in the page.
+DAMAGE = f"""async damage => {{ {SNAPSHOT_STORE}
+  const db = await open();
+  const bytes = new Uint8Array(await kept(db, 'bytes'));
   if (damage === 'garbage') bytes.set(new TextEncoder().encode('not a snapshot'), 0);
   else for (let i = 16; i < 20; i++) bytes[i] ^= 0xff; // another build's id
-  await cache.put(request, new Response(bytes, { headers: kept.headers }));
-}"""
+  await new Promise((resolve) => {{
+    const transaction = db.transaction('snapshot', 'readwrite');
+    transaction.objectStore('snapshot').put(bytes, 'bytes');
+    transaction.oncomplete = resolve;
+  }});
+  db.close();
+}}"""
 
 
 def test_a_first_visit_boots_plainly_and_the_next_from_the_browser_s_snapshot(

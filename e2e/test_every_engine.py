@@ -1,7 +1,7 @@
 """The journey a visitor makes, in each of the three engines: Chromium, Firefox (Gecko) and
-WebKit (Safari's engine). Ready, send, a streamed answer, a reload that keeps the conversation,
-the conversation reopened from the history page, and the launcher on another origin; no script
-error on the way. Each engine is skipped, saying why, only where it is not installed (make test
+WebKit (Safari's engine). Ready, send, a streamed answer, a reload that keeps the conversation
+and boots from the kept memory snapshot, the conversation reopened from the history page, and
+the launcher on another origin (booting from its snapshot too); no script error on the way. Each engine is skipped, saying why, only where it is not installed (make test
 installs Firefox ESR, WebKitGTK's WebDriver and Xvfb from Debian's packages)."""
 
 from __future__ import annotations
@@ -50,9 +50,11 @@ def test_the_journey(engine: str, page: Page, sites: tuple[RunningServer, HostSi
         said = driver.step("send", "My name is Alice")
         assert "Alice" in said["answer"] and "Alice" in said["shown"], said
         assert said["streamed"], "the answer arrived whole, not streamed"
+        assert driver.step("snapshotKept")
 
         driver.reload()
         assert driver.step("ready")
+        assert driver.step("startedFromSnapshot")  # a returning visit boots from it
         assert "My name is Alice" in driver.step("recent")  # kept through the reload
 
         again = driver.step("reopen", "My name is Alice")
@@ -63,6 +65,10 @@ def test_the_journey(engine: str, page: Page, sites: tuple[RunningServer, HostSi
         assert driver.step("openLauncher")
         said = driver.step("send", "Hello from the shop")
         assert "Hello from the shop" in said["answer"], said
+        assert driver.step("snapshotKept")
+        driver.reload()  # the worker from another origin (a blob) boots from its snapshot too
+        assert driver.step("openLauncher")
+        assert driver.step("startedFromSnapshot")
         assert driver.step("errors") == []
     finally:
         driver.close()

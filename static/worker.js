@@ -8,7 +8,8 @@ import { pack, streams, unpack } from "./codec.js";
 import { EVENT, KIND, REQUEST, STORAGE, storageKey } from "./protocol.js";
 import { Channel, ReplyError } from "./rpc.js";
 import { openStream } from "./sse.js";
-import { BUILD, STATIC_FOLDER } from "./served-from.js";
+import { BUILD } from "./served-from.js";
+import { forgetSnapshot, keepSnapshot, keptSnapshot } from "./snapshot-store.js";
 import { SyncClient } from "./sync-client.js";
 
 const RUNTIME = new URL("./runtime/", import.meta.url);
@@ -136,14 +137,10 @@ async function storage(json) {
 
 // -- boot, as numbered stages -------------------------------------------------------------
 
-/**
- * Where this browser keeps the memory snapshot it made of Python with the widget imported
- * (Cache Storage of the page's origin): a first visit boots plainly and makes it, later ones
- * boot from it. A snapshot only loads into the identical runtime and wheel, hence its key: the
- * build's digest, known from this script's own URL before anything is fetched (the wheel's
- * digest where the files are served by their plain paths).
- */
-const SNAPSHOTS = "chatkeep.python-snapshot"; // not "chatkeep-…": the service worker owns those
+// The memory snapshot of Python with the widget imported (./snapshot-store.js): a first visit
+// boots plainly and makes it, later ones boot from it. A snapshot only loads into the identical
+// runtime and wheel, hence its key: the build's digest, known from this script's own URL before
+// anything is fetched (the wheel's digest where the files are served by their plain paths).
 
 /** Python with the widget imported; its stages are numbered below. */
 async function startPython() {
@@ -161,7 +158,7 @@ async function startPython() {
       return { pyodide, fromSnapshot: true, key, made: null, install };
     } catch (error) {
       console.warn(`Chatkeep: the runtime snapshot this browser kept did not load (${error.message}); starting Python without it.`);
-      forgetSnapshots();
+      forgetSnapshot();
     }
   }
   const [pyodide, wheelBytes] = await Promise.all([loadRuntime({ _makeSnapshot: Boolean(key) }), wheel]);
@@ -222,39 +219,15 @@ async function loadRuntime(options = {}) {
 
 /**
  * The snapshot's key: the build's digest, else the wheel's (null where the page's origin has
- * no Cache Storage).
+ * no IndexedDB).
  * @param {Promise<Uint8Array<ArrayBuffer>>} wheel
  */
 async function snapshotKey(wheel) {
-  if (!self.caches || !crypto.subtle) return null;
+  if (!self.indexedDB) return null;
   if (BUILD) return BUILD;
+  if (!crypto.subtle) return null;
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await wheel));
   return [...digest.subarray(0, 12)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-/** The one entry of this origin's snapshot cache (its key in a header). */
-const SNAPSHOT_REQUEST = new URL("runtime/python-snapshot.bin", STATIC_FOLDER).href;
-const KEY_HEADER = "x-chatkeep-build";
-
-/**
- * The snapshot this browser kept for `key`, its bytes a promise (rejected if damaged), or
- * null: none yet, another build's, no storage.
- * @param {string} key
- */
-async function keptSnapshot(key) {
-  try {
-    const response = await (await caches.open(SNAPSHOTS)).match(SNAPSHOT_REQUEST);
-    if (response?.headers.get(KEY_HEADER) !== key) return null;
-    const bytes = response.arrayBuffer().then((buffer) => {
-      const read = new Uint8Array(buffer);
-      if (!looksLikeSnapshot(read)) throw new Error("it is damaged");
-      return read;
-    });
-    bytes.catch(() => {}); // said when Pyodide awaits it
-    return { bytes };
-  } catch {
-    return null; // storage refused: boot plainly
-  }
 }
 
 /** Python with the widget imported, as bytes; null if this runtime cannot make one. */
@@ -265,33 +238,6 @@ function makeSnapshot(pyodide) {
     console.warn(`Chatkeep: no runtime snapshot for the next visit (${error.message}).`);
     return null;
   }
-}
-
-/** Keeps `bytes` as the one snapshot of this origin, made from the wheel `key` names. */
-async function keepSnapshot(key, bytes) {
-  try {
-    const headers = { "content-type": "application/octet-stream", [KEY_HEADER]: key };
-    await (await caches.open(SNAPSHOTS)).put(SNAPSHOT_REQUEST, new Response(bytes, { headers }));
-  } catch (error) {
-    console.warn(`Chatkeep: this browser could not keep the runtime snapshot (${error.message}); the next start imports the widget again.`);
-  }
-}
-
-function forgetSnapshots() {
-  caches.delete(SNAPSHOTS).catch(() => {});
-}
-
-/**
- * Pyodide sizes its memory from a snapshot before checking it, and a wrong size never settles:
- * so the layout is checked first ("\0snp", a header, then whole 64 KiB pages of at least
- * 16 MiB). A snapshot of another build is refused by Pyodide itself (its build id).
- * @param {Uint8Array} bytes
- */
-function looksLikeSnapshot(bytes) {
-  if (bytes.byteLength < 64 || bytes.byteOffset % 4) return false;
-  const header = new Uint32Array(bytes.buffer, bytes.byteOffset, 4);
-  const memory = bytes.byteLength - header[1];
-  return header[0] === 0x706e7300 && header[1] >= 48 && memory >= 16 * 2 ** 20 && memory % 65536 === 0;
 }
 
 /** 2. The widget wheel's bytes. */

@@ -1,0 +1,67 @@
+"""Boot in Firefox and WebKit, each against bare Pyodide in the same engine and run: the same
+host page of another origin as in Chromium (bench/boot.py), driven the way the cross-engine
+journey drives them (e2e/drivers.py). Warm is a reload; cold a new browser (a new profile)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+from bench import row
+from bench.host import bare_page, host_site, widget_page
+from e2e.drivers import Driver, FirefoxDriver, WebKitDriver, missing
+from server.testing import ChatkeepServer
+
+WARM_RUNS = 5
+COLD_RUNS = 3
+#: the page's own clock at ready, once it has set it (bench/host.py READY_MARK)
+BOOTED = """new Promise((resolve, reject) => {
+  const deadline = Date.now() + 120000;
+  const look = () => window.bootDone ? resolve(window.bootAt)
+    : Date.now() > deadline ? reject(new Error("not ready in 120 s")) : setTimeout(look, 5);
+  look();
+})"""
+WHY = (
+    "as in Chromium: on top of bare Pyodide's start the widget loads its element, starts a "
+    "worker, restores the memory snapshot it kept (imports itself, cold) and reads its history"
+)
+ENGINES: dict[str, Callable[[], Driver]] = {"Firefox": FirefoxDriver, "WebKit": WebKitDriver}
+
+
+def boot(driver: Driver, url: str) -> float:
+    driver.goto(url)
+    return float(driver.evaluate(BOOTED))
+
+
+def bench_engines() -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    with host_site() as (host, pages), ChatkeepServer("--allowed-origin", host) as server:
+        pages["/bare"], pages["/widget"] = bare_page(server.url), widget_page(server.url)
+        urls = {"bare": f"{host}/bare", "widget": f"{host}/widget"}
+        for engine, start in ENGINES.items():
+            if why := missing(engine.lower()):
+                print(f"{engine}: skipped ({why})")
+                continue
+            cold: dict[str, list[float]] = {"bare": [], "widget": []}
+            for _ in range(COLD_RUNS):  # alternate, so drift affects both alike
+                for page, url in urls.items():
+                    driver = start()
+                    try:
+                        cold[page].append(boot(driver, url))
+                    finally:
+                        driver.close()
+            warm: dict[str, list[float]] = {}
+            driver = start()
+            try:
+                for page, url in urls.items():
+                    boot(driver, url)
+                    warm[page] = [boot(driver, url) for _ in range(WARM_RUNS)]
+            finally:
+                driver.close()
+            for kind, times, runs in (("warm", warm, WARM_RUNS), ("cold", cold, COLD_RUNS)):
+                widget, bare = statistics.median(times["widget"]), statistics.median(times["bare"])
+                print(f"{engine} {kind}: widget {widget:.0f} ms, bare Pyodide {bare:.0f} ms")
+                rows.append(row(f"{engine}: boot to ready, {kind}, / bare Pyodide (median of "
+                                f"{runs})", widget / bare, 1.1, "x", why=WHY))  # fmt: skip
+    return rows
