@@ -1,8 +1,9 @@
 """The journey a visitor makes, in each of the three engines: Chromium, Firefox (Gecko) and
 WebKit (Safari's engine). Ready, send, a streamed answer, a reload that keeps the conversation
 and boots from the kept memory snapshot, the conversation reopened from the history page, and
-the launcher on another origin (booting from its snapshot too); no script error on the way. Each engine is skipped, saying why, only where it is not installed (make test
-installs Firefox ESR, WebKitGTK's WebDriver and Xvfb from Debian's packages)."""
+the launcher on another origin (booting from its snapshot too); no script error on the way.
+Each engine is skipped, saying why, only where it is not installed (make test installs Firefox
+ESR, WebKitGTK's WebDriver and Xvfb from Debian's packages)."""
 
 from __future__ import annotations
 
