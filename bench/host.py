@@ -16,6 +16,26 @@ from server.testing import CHROMIUM_FLAGS
 
 #: Sets `window.bootAt` (the page's own clock) and `window.bootDone` when ready.
 READY_MARK = "window.bootAt = performance.now();\nwindow.bootDone = true;"
+#: Resolves once the widget has kept Python's memory snapshot (static/snapshot-store.js): a
+#: first visit that ends sooner leaves the next one nothing to boot from.
+SNAPSHOT_KEPT = """new Promise((resolve, reject) => {
+  const deadline = Date.now() + 60000;
+  const look = () => {
+    const request = indexedDB.open("chatkeep-python", 1);
+    request.onupgradeneeded = () => request.result.createObjectStore("snapshot");
+    request.onsuccess = () => {
+      const db = request.result;
+      const read = db.transaction("snapshot").objectStore("snapshot").get("key");
+      read.onsuccess = () => {
+        db.close();
+        if (read.result) resolve(true);
+        else if (Date.now() > deadline) reject(new Error("no snapshot kept in 60 s"));
+        else setTimeout(look, 50);
+      };
+    };
+  };
+  look();
+})"""
 
 
 def launch_options() -> dict[str, Any]:
@@ -64,7 +84,7 @@ def host_site() -> Iterator[tuple[str, dict[str, str]]]:
             body = pages.get(self.path, "").encode()
             self.send_response(200 if body else 404)
             self.send_header("content-type", "text/html; charset=utf-8")
-            self.send_header("cache-control", "no-cache")
+            self.send_header("cache-control", "no-store")
             self.end_headers()
             self.wfile.write(body)
 
