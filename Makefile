@@ -61,7 +61,7 @@ test-pyodide: setup $(TEST_WHEELS)
 test-unit-and-e2e: setup $(BROWSER_STAMP) dist
 	$(PY) -m pytest tests e2e
 
-bench: setup $(BROWSER_STAMP) $(REDIS_STAMP) $(POSTGRES_STAMP)
+bench: setup $(BROWSER_STAMP) $(REDIS_STAMP) $(POSTGRES_STAMP) $(ENGINES_STAMP)
 	$(PY) -m bench
 
 $(VENV)/.stamp: pyproject.toml

@@ -21,6 +21,7 @@ import httpx
 from bench import row
 from bench.boot import bench_boot
 from bench.density import bench_density
+from bench.engines import bench_engines
 from bench.first_byte import bench_first_byte
 from bench.kept import bench_kept
 from bench.lazy import bench_lazy
@@ -131,7 +132,7 @@ def main() -> int:
     # 1.0-1.15 ms and 36-51 ms run first or alone (docs/benchmarks.md).
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
             + bench_first_byte() + bench_scale() + bench_kept()
-            + bench_density() + bench_boot() + bench_lazy() + bench_page()
+            + bench_density() + bench_boot() + bench_engines() + bench_lazy() + bench_page()
             + bench_sync())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
