@@ -25,6 +25,7 @@ from bench.engines import bench_engines
 from bench.first_byte import bench_first_byte
 from bench.kept import bench_kept
 from bench.lazy import bench_lazy
+from bench.metrics_cost import bench_metrics_cost
 from bench.page import bench_page
 from bench.scale import bench_scale
 from bench.sync import bench_sync
@@ -131,7 +132,7 @@ def main() -> int:
     # browser rows, the first-token row read 1.95 ms and the two-worker gap 62 ms, against
     # 1.0-1.15 ms and 36-51 ms run first or alone (docs/benchmarks.md).
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
-            + bench_first_byte() + bench_scale() + bench_kept()
+            + bench_first_byte() + bench_metrics_cost() + bench_scale() + bench_kept()
             + bench_density() + bench_boot() + bench_engines() + bench_lazy() + bench_page()
             + bench_sync())  # fmt: skip
     width = max(len(r["name"]) for r in rows)

@@ -25,14 +25,17 @@ from .demo import DemoTransport
 from .errors import APIError
 from .hosts import HostGuard
 from .limits import Budgets, RateLimiter, StreamSlots
+from .metrics import Meter, Metrics, NullMetrics, count_refusal
 from .offline import OfflineManifest
 from .proxy import chat_completions
+from .request_log import RequestLog
 from .security import HardeningHeaders, OriginGuard, page_policy, route_path
 from .settings import Settings
 from .sync import open_store
 from .sync.routes import sync_routes
 from .turns import TURN_HEADER, Turns
 from .upstream_client import UpstreamClient
+from .usage import Usage
 
 HERE = Path(__file__).resolve().parent
 
@@ -64,6 +67,8 @@ def create_app(
         transport = DemoTransport()
 
     upstream = UpstreamClient(settings, transport)
+    metrics: Meter = Metrics(settings.metrics_token) if settings.metrics else NullMetrics()
+    metrics_route = [Route("/metrics", metrics.endpoint)] if isinstance(metrics, Metrics) else []
     runtime = runtime_dir or static_dir / "runtime"
     build = Build(static_dir, runtime)
     manifest = OfflineManifest(build)
@@ -94,8 +99,10 @@ def create_app(
             Route("/static/v/{build}/{path:path}", VersionedAssets(build).endpoint),
             Mount("/static/runtime", Assets(directory=str(runtime))),
             Mount("/static", Assets(directory=str(static_dir))),
+            *metrics_route,
         ],
         middleware=[
+            Middleware(RequestLog, metrics=metrics, json_lines=settings.log_format == "json"),
             Middleware(HostGuard, allowed_hosts=settings.allowed_hosts),
             Middleware(HardeningHeaders),
             Middleware(
@@ -115,6 +122,8 @@ def create_app(
         RedisCounters(settings.redis_url) if settings.redis_url else LocalCounters()
     )
     app.state.settings = settings
+    app.state.metrics = metrics
+    app.state.usage = Usage(counters)
     app.state.upstream = upstream
     app.state.identity = ClientIdentity(settings.forwarded_allow_ips, settings.client_secret)
     app.state.rate_limiter = RateLimiter(settings.rate_limit, counters)
@@ -187,6 +196,7 @@ def _turns(request: Request) -> Turns:
 
 async def _api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, APIError)
+    count_refusal(request.scope, exc.code)
     return exc.response()
 
 

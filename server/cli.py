@@ -1,26 +1,38 @@
-"""The command line: `chatkeep serve [flags]`, also `python -m server [flags]` in a checkout."""
+"""The command line: `chatkeep serve [flags]` (also `python -m server [flags]` in a checkout)
+and `chatkeep usage` (a day's spend per client, from Redis)."""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import atexit
 import os
+import re
+import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
 
 import uvicorn
 
 from .app import SETTINGS_VARIABLE, create_app
 from .errors import SettingsError
+from .metrics import MULTIPROCESS_VARIABLE
 from .settings import load_settings
+from .usage import read_day, table, today
 
 USAGE = """usage: chatkeep serve [--host HOST] [--port PORT] [--upstream URL] [--model NAME] ...
+       chatkeep usage [--redis-url URL] [--day YYYY-MM-DD]
 
-Serves the Chatkeep demo page, the widget and the model proxy.
+Serves the Chatkeep demo page, the widget and the model proxy; or prints a day's spend.
 Run "chatkeep serve --help" for every setting."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`chatkeep serve ...`; the subcommand may be left out, as `python -m server` does."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "usage":
+        return usage(args[1:])
     if args and args[0] == "serve":
         args = args[1:]
     elif args and not args[0].startswith("-"):
@@ -42,6 +54,11 @@ def serve(argv: Sequence[str]) -> int:
     if settings.workers > 1:
         # Each worker process builds its own app from the same settings.
         os.environ[SETTINGS_VARIABLE] = settings.to_json()
+        if settings.metrics and not os.environ.get(MULTIPROCESS_VARIABLE):
+            # The workers write their figures here and any of them adds them all up.
+            shared = tempfile.mkdtemp(prefix="chatkeep-metrics-")
+            atexit.register(shutil.rmtree, shared, ignore_errors=True)
+            os.environ[MULTIPROCESS_VARIABLE] = shared
         uvicorn.run(
             f"{__package__}.app:from_environment", factory=True, workers=settings.workers,
             host=settings.host, port=settings.port, log_level="info", proxy_headers=False,
@@ -49,4 +66,34 @@ def serve(argv: Sequence[str]) -> int:
         return 0
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info",
                 proxy_headers=False)  # fmt: skip
+    return 0
+
+
+def usage(argv: Sequence[str]) -> int:
+    """`chatkeep usage`: a day's requests, tokens and cost per client (hashed ids)."""
+    parser = argparse.ArgumentParser(prog="chatkeep usage", description=usage.__doc__)
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("CHATKEEP_REDIS_URL"),
+        help="the Redis the server keeps budgets in (env CHATKEEP_REDIS_URL)",
+    )
+    parser.add_argument("--day", default=today(), help="YYYY-MM-DD, in UTC (default: today)")
+    args = parser.parse_args(argv)  # fmt: skip
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", args.day):
+        print(f"chatkeep usage: --day must be YYYY-MM-DD, not {args.day!r}", file=sys.stderr)
+        return 2
+    if not args.redis_url:
+        print(
+            "chatkeep usage: the spend is kept where budgets are: give the server's Redis "
+            "(--redis-url or CHATKEEP_REDIS_URL). A server without Redis keeps it in its "
+            "process only; its totals show at /metrics (--metrics).",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        rows = asyncio.run(read_day(args.redis_url, args.day))
+    except Exception as exc:
+        print(f"chatkeep usage: cannot read Redis at the given URL ({exc})", file=sys.stderr)
+        return 1
+    print(table(rows, args.day))
     return 0

@@ -20,6 +20,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .errors import APIError
+from .metrics import count_refusal
 
 
 class HostGuard:
@@ -31,6 +32,7 @@ class HostGuard:
         if scope["type"] in ("http", "websocket") and not self.allows(
             Headers(scope=scope).get("host", "")
         ):
+            count_refusal(scope, "host_not_allowed")
             refused = APIError.said(400, "host_not_allowed")
             await refused.response()(scope, receive, send)
             return

@@ -30,6 +30,8 @@ class Provider:
     base_url: str
     models: tuple[str, ...]
     api_key: str | None = field(default=None, repr=False)
+    #: USD per million tokens, per model: (input, output)
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
     def ids(self) -> tuple[str, ...]:
         return tuple(f"{self.name}/{model}" for model in self.models)
@@ -43,6 +45,13 @@ class Destination:
     api_key: str | None = field(repr=False)
     model: str
     provider: str | None = None
+    #: USD per million (prompt, completion) tokens, when the providers file says
+    price: tuple[float, float] | None = None
+
+    @property
+    def model_id(self) -> str:
+        """The model as clients name it (`provider/model` with a providers file)."""
+        return f"{self.provider}/{self.model}" if self.provider else self.model
 
 
 def load_providers(path: str | Path, environ: Mapping[str, str]) -> tuple[Provider, ...]:
@@ -63,7 +72,7 @@ def load_providers(path: str | Path, environ: Mapping[str, str]) -> tuple[Provid
             raise ConfigError(f"{where}: a provider name is letters, digits, '_', '-' or '.'")
         if not isinstance(table, dict):
             raise ConfigError(f"{where}: must be a table")
-        unknown = set(table) - {"base_url", "api_key_env", "models"}
+        unknown = set(table) - {"base_url", "api_key_env", "models", "prices"}
         if unknown:
             raise ConfigError(f"{where}: unknown keys {sorted(unknown)} (keys go in variables)")
         base_url = table.get("base_url")
@@ -86,7 +95,8 @@ def load_providers(path: str | Path, environ: Mapping[str, str]) -> tuple[Provid
                 raise ConfigError(
                     f"{where}: the environment variable {key_variable} (api_key_env) is not set"
                 )
-        providers.append(Provider(name, base_url.rstrip("/"), tuple(models), api_key))
+        prices = _prices(table.get("prices", {}), models, where)
+        providers.append(Provider(name, base_url.rstrip("/"), tuple(models), api_key, prices))
     return tuple(providers)
 
 
@@ -97,6 +107,31 @@ def destination(providers: tuple[Provider, ...], model_id: object) -> Destinatio
         name, model = model_id.split("/", 1)
         for provider in providers:
             if provider.name == name and model in provider.models:
-                return Destination(provider.base_url, provider.api_key, model, provider.name)
+                return Destination(provider.base_url, provider.api_key, model, provider.name,
+                                   provider.prices.get(model))  # fmt: skip
     raise APIError.said(400, "model_not_allowed", model=str(model_id)[:100],
                         models=", ".join(offered))  # fmt: skip
+
+
+def _prices(table: object, models: list[str], where: str) -> dict[str, tuple[float, float]]:
+    """`[providers.NAME.prices]`: `"MODEL" = { input = USD, output = USD }` per million tokens."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: prices must be a table of models")
+    prices = {}
+    for model, price in table.items():
+        if model not in models:
+            raise ConfigError(f"{where}: prices names {model!r}, which is not in models")
+        if (
+            not isinstance(price, dict)
+            or set(price) != {"input", "output"}
+            or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
+                for v in price.values()
+            )
+        ):
+            raise ConfigError(
+                f"{where}: the price of {model!r} must be {{ input = USD, output = USD }} per "
+                "million tokens, each 0 or more"
+            )
+        prices[model] = (float(price["input"]), float(price["output"]))
+    return prices

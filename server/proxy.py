@@ -18,10 +18,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from .call_meter import CallMeter
 from .errors import APIError
 from .limits import Budgets, Release, Releasing, read_body
 from .providers import Destination
 from .request_checks import check_depth, check_text, check_tools, checked_messages
+from .request_log import hashed, record_of
 from .settings import Settings
 from .upstream import EventStream, UpstreamCall, no_receive, while_connected
 
@@ -75,7 +77,13 @@ async def chat_completions(request: Request) -> Response:
                 reported = reservation.estimate + math.ceil(streamed_chars / 4)
             await reservation.settle(reported)
 
-        call = UpstreamCall(request.app.state.upstream, where, payload, on_end=settle)
+        record = record_of(request.scope)
+        if record is not None:
+            record.client, record.model = hashed(client), where.model_id
+        meter = CallMeter(request.app.state.metrics, request.app.state.usage, record,
+                          hashed(client), where)  # fmt: skip
+        call = UpstreamCall(request.app.state.upstream, where, payload, on_end=settle,
+                            meter=meter)  # fmt: skip
         turns: TurnKeeper | None = request.app.state.turns
         if call.streams and turns is not None:
             resumable = await turns.begin(call, client, release)

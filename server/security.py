@@ -9,6 +9,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import APIError
+from .metrics import count_refusal
 
 HARDENING_HEADERS = {
     "x-content-type-options": "nosniff",
@@ -34,6 +35,7 @@ class OriginGuard:
             headers = Headers(scope=scope)
             origin = headers.get("origin")
             if origin and origin not in self.allowed and origin != own_origin(scope, headers):
+                count_refusal(scope, "origin_not_allowed")
                 response = APIError.said(403, "origin_not_allowed", origin=origin[:200]).response()
                 await response(scope, receive, send)
                 return

@@ -48,6 +48,11 @@ class Settings:
     #: synced history's store (`sqlite:///PATH` or `postgresql://…`); None: no sync
     sync_store: str | None = field(default=None, repr=False)
     sync_space_bytes: int = 20_000_000
+    #: `GET /metrics` (Prometheus), and the Bearer token it wants (None: none)
+    metrics: bool = False
+    metrics_token: str | None = field(default=None, repr=False)
+    #: "text" (uvicorn's access log) or "json" (one JSON line per request)
+    log_format: str = "text"
     config: str | None = None
     #: several upstreams, from `config` (see server/providers.py); empty: one upstream
     providers: tuple[Provider, ...] = ()
@@ -99,6 +104,8 @@ class Settings:
                     raise SettingsError(
                         f"--forwarded-allow-ips: {proxy!r} is not an IP address or network"
                     ) from exc
+        if self.log_format not in ("text", "json"):
+            raise SettingsError(f"--log-format must be text or json, not {self.log_format!r}")
         if self.rate_limit < 0 or self.upstream_timeout <= 0:
             raise SettingsError("rate_limit must be 0 or more and upstream_timeout above 0")
 
@@ -110,7 +117,13 @@ class Settings:
     def from_json(cls, text: str) -> Settings:
         data: dict[str, Any] = json.loads(text)
         providers = tuple(
-            Provider(p["name"], p["base_url"], tuple(p["models"]), p["api_key"])
+            Provider(
+                p["name"],
+                p["base_url"],
+                tuple(p["models"]),
+                p["api_key"],
+                {model: (price[0], price[1]) for model, price in p["prices"].items()},
+            )
             for p in data.pop("providers", [])
         )
         values: dict[str, Any] = {
@@ -151,6 +164,16 @@ class Option:
     help: str
     parse: Callable[[str], Any] = str
     repeatable: bool = False
+    #: a flag without a value (`--metrics`); its variable takes 1/true/yes or 0/false/no
+    switch: bool = False
+
+
+def _flag(value: str) -> bool:
+    if value.strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    if value.strip().lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{value!r} is not 1/true/yes or 0/false/no")
 
 
 def _csv(value: str) -> tuple[str, ...]:
@@ -208,6 +231,12 @@ OPTIONS: tuple[Option, ...] = (
            "synced history's store: sqlite:///PATH or postgresql://… (none: no sync)"),
     Option("sync_space_bytes", "--sync-space-bytes", "CHATKEEP_SYNC_SPACE_BYTES",
            "bytes one person's synced history may hold (then 413)", int),
+    Option("metrics", "--metrics", "CHATKEEP_METRICS",
+           "serve GET /metrics in Prometheus's format (off by default)", _flag, switch=True),
+    Option("metrics_token", "--metrics-token", "CHATKEEP_METRICS_TOKEN",
+           "GET /metrics wants this Bearer token (prefer the environment)"),
+    Option("log_format", "--log-format", "CHATKEEP_LOG_FORMAT",
+           "text (uvicorn's access log) or json (one line per request, no secrets)"),
     Option("config", "--config", "CHATKEEP_CONFIG",
            "a TOML file of providers (several upstreams), see docs/deployment.md"),
 )  # fmt: skip
@@ -220,6 +249,10 @@ def load_settings(
     environ = os.environ if environ is None else environ
     parser = argparse.ArgumentParser(prog="chatkeep serve", description="Serve Chatkeep.")
     for option in OPTIONS:
+        if option.switch:
+            parser.add_argument(option.flag, dest=option.name, action="store_const", const="1",
+                                help=f"{option.help} (env {option.env})")  # fmt: skip
+            continue
         parser.add_argument(
             option.flag,
             dest=option.name,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import httpx
@@ -21,6 +21,9 @@ from .errors import APIError
 from .providers import Destination
 from .upstream_client import UpstreamClient
 from .upstream_errors import bad_answer, error_event, error_from_upstream, upstream_error
+
+if TYPE_CHECKING:
+    from .call_meter import CallMeter
 
 #: how long, and how much, is read after `[DONE]` to keep an upstream connection
 DRAIN_SECONDS, DRAIN_EVENTS = 1.0, 16
@@ -56,8 +59,12 @@ class UpstreamCall:
     where: Destination
     payload: dict[str, Any]
     on_end: Ended | None = None
+    #: told of the first event, the tokens and any failure (the operator's view)
+    meter: CallMeter | None = None
     #: the last usage the upstream reported (cumulative reports: the last one counts)
     reported: int | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
     streamed_chars: int = 0
     _told: bool = False
 
@@ -71,22 +78,27 @@ class UpstreamCall:
 
     async def stream_into(self, sink: StreamSink) -> None:
         """Relay a streamed answer; every outcome, failures too, reaches `sink`."""
+        if self.meter is not None:
+            self.meter.stream(+1)
         try:
             await self._stream_into(sink)
         finally:
+            if self.meter is not None:
+                self.meter.stream(-1)
             await self._ended()
 
     async def _stream_into(self, sink: StreamSink) -> None:
         try:
             response = await self.http.send(self._request())
         except httpx.HTTPError as exc:
-            await sink.refuse(upstream_error(exc))
+            await sink.refuse(self._failed(upstream_error(exc)))
             return
         try:
             if response.status_code >= 400:
-                await sink.refuse(await error_from_upstream(response, self.http.redact))
+                error = await error_from_upstream(response, self.http.redact)
+                await sink.refuse(self._failed(error, response.status_code))
             elif not response.headers.get("content-type", "").startswith("text/event-stream"):
-                await sink.refuse(bad_answer())
+                await sink.refuse(self._failed(bad_answer()))
             else:
                 await sink.start()
                 await self._relay_events(response, sink)
@@ -112,6 +124,8 @@ class UpstreamCall:
                     "\n" in data
                 ):  # several `data:` lines: one line again, or it reaches the page torn
                     data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+                if self.meter is not None:
+                    self.meter.first_event()
                 await sink.event(redact(data))
             else:
                 # Some servers end without [DONE]; an answer without a finish reason was cut off.
@@ -127,7 +141,7 @@ class UpstreamCall:
             await sink.end(done=True)
             await _drain(events)
             return
-        await sink.event(error.sse_data())
+        await sink.event(self._failed(error).sse_data())
         await sink.end(done=False)
 
     async def whole(self) -> Response:
@@ -141,19 +155,20 @@ class UpstreamCall:
         try:
             response = await self.http.send(self._request())
         except httpx.HTTPError as exc:
-            return upstream_error(exc).response()
+            return self._failed(upstream_error(exc)).response()
         try:
             if response.status_code >= 400:
-                return (await error_from_upstream(response, self.http.redact)).response()
+                error = await error_from_upstream(response, self.http.redact)
+                return self._failed(error, response.status_code).response()
             body = await response.aread()
             data = json.loads(body)
             if not isinstance(data, dict) or "choices" not in data:
                 raise ValueError("not a chat completion")
             self._note(data)
         except httpx.HTTPError as exc:
-            return upstream_error(exc).response()
+            return self._failed(upstream_error(exc)).response()
         except ValueError:
-            return bad_answer().response()
+            return self._failed(bad_answer()).response()
         finally:
             await response.aclose()
         return Response(self.http.redact(json.dumps(data)), media_type="application/json")
@@ -161,9 +176,19 @@ class UpstreamCall:
     def _note(self, event: dict[str, Any]) -> None:
         """What an event says of the answer's cost: its usage report, its characters."""
         usage = event.get("usage")
-        total = usage.get("total_tokens") if isinstance(usage, dict) else None
-        if isinstance(total, int) and not isinstance(total, bool):
-            self.reported = total
+        if isinstance(usage, dict):
+            total, prompt, completion = (
+                usage.get(name) for name in ("total_tokens", "prompt_tokens", "completion_tokens")
+            )
+            if _count(total):
+                self.reported = total
+            if (
+                isinstance(prompt, int)
+                and isinstance(completion, int)
+                and _count(prompt)
+                and _count(completion)
+            ):
+                self.prompt_tokens, self.completion_tokens = prompt, completion
         for choice in event.get("choices") or ():
             part = (
                 choice.get("delta") or choice.get("message") if isinstance(choice, dict) else None
@@ -174,13 +199,23 @@ class UpstreamCall:
                 if part.get("tool_calls"):
                     self.streamed_chars += len(json.dumps(part["tool_calls"]))
 
+    def _failed(self, error: APIError, upstream_status: int | None = None) -> APIError:
+        """`error`, counted as the upstream's failure (by its HTTP status, or what went wrong)."""
+        if self.meter is not None:
+            label = str(upstream_status) if upstream_status else FAILURES.get(error.code, "error")
+            self.meter.failed(label)
+        return error
+
     async def _ended(self) -> None:
         """Tell `on_end` once, even when the client left and this task is being cancelled."""
-        if self.on_end is None or self._told:
+        if self._told:
             return
         self._told = True
         with anyio.CancelScope(shield=True):
-            await self.on_end(self.reported, self.streamed_chars)
+            if self.on_end is not None:
+                await self.on_end(self.reported, self.streamed_chars)
+            if self.meter is not None:
+                await self.meter.ended(self.prompt_tokens, self.completion_tokens)
 
 
 class EventStream:
@@ -287,6 +322,20 @@ def _has_finish_reason(event: dict[str, Any]) -> bool:
 
 def _auth_headers(api_key: str | None) -> dict[str, str]:
     return {"authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+#: an upstream failure without an HTTP status of its own, by the code we said it with
+FAILURES = {
+    "upstream_timeout": "timeout",
+    "upstream_unreachable": "connect",
+    "upstream_dropped": "dropped",
+    "upstream_dropped.cut_off": "dropped",
+    "bad_upstream_response": "invalid",
+}
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 async def no_receive() -> dict[str, Any]:  # pragma: no cover - never awaited

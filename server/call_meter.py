@@ -1,0 +1,49 @@
+"""What one upstream call tells the operator: its first token, its tokens, its failures.
+
+The proxy gives each `UpstreamCall` a `CallMeter`; the call reports to it as it relays, and
+the meter hands the figures on to the metrics (server/metrics.py), the day's usage
+(server/usage.py) and the request's log record (server/request_log.py).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from .metrics import Meter
+from .providers import Destination
+from .request_log import Record
+from .usage import Usage
+
+
+@dataclass
+class CallMeter:
+    metrics: Meter
+    usage: Usage
+    record: Record | None
+    #: the client's hashed id
+    client: str
+    where: Destination
+    started: float = field(default_factory=time.perf_counter)
+    _first_seen: bool = False
+
+    def first_event(self) -> None:
+        if self._first_seen:
+            return
+        self._first_seen = True
+        seconds = time.perf_counter() - self.started
+        self.metrics.first_token(seconds)
+        if self.record is not None:
+            self.record.first_token_ms = round(seconds * 1000, 1)
+
+    def stream(self, change: int) -> None:
+        self.metrics.stream(change)
+
+    def failed(self, status: str) -> None:
+        self.metrics.upstream_error(self.where.provider or "upstream", status)
+
+    async def ended(self, prompt: int, completion: int) -> None:
+        self.metrics.tokens(self.where.model_id, prompt, completion)
+        if self.record is not None:
+            self.record.prompt_tokens, self.record.completion_tokens = prompt, completion
+        await self.usage.add(self.client, prompt, completion, self.where.price)
