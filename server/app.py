@@ -33,6 +33,7 @@ from .security import HardeningHeaders, OriginGuard, page_policy, route_path
 from .settings import Settings
 from .sync import open_store
 from .sync.routes import sync_routes
+from .tracing import make_tracer
 from .turns import TURN_HEADER, Turns
 from .upstream_client import UpstreamClient
 from .usage import Usage
@@ -59,8 +60,10 @@ def create_app(
     transport: httpx.AsyncBaseTransport | None = None,
     static_dir: Path = STATIC_DIR,
     runtime_dir: Path | None = None,
+    tracer_provider: object = None,
 ) -> Starlette:
-    """Build the app. `transport` replaces the upstream connection (tests, the demo model)."""
+    """Build the app. `transport` replaces the upstream connection (tests, the demo model);
+    `tracer_provider` is OpenTelemetry's, for `--otel` (the global one when None)."""
     settings = settings or Settings()
     hide_turn_ids()  # in this process's access log, wherever the app is served from
     if transport is None and settings.uses_demo_model:
@@ -124,6 +127,7 @@ def create_app(
     app.state.settings = settings
     app.state.metrics = metrics
     app.state.usage = Usage(counters)
+    app.state.tracer = make_tracer(tracer_provider) if settings.otel else None
     app.state.upstream = upstream
     app.state.identity = ClientIdentity(settings.forwarded_allow_ips, settings.client_secret)
     app.state.rate_limiter = RateLimiter(settings.rate_limit, counters)

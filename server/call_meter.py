@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from .metrics import Meter
 from .providers import Destination
 from .request_log import Record
+from .tracing import end_span, start_span
 from .usage import Usage
 
 
@@ -25,7 +27,16 @@ class CallMeter:
     client: str
     where: Destination
     started: float = field(default_factory=time.perf_counter)
+    #: OpenTelemetry's tracer with `--otel` (server/tracing.py), else None
+    tracer: Any = None
     _first_seen: bool = False
+    _span: Any = None
+    _failure: str | None = None
+
+    def begin(self, payload: dict[str, Any]) -> None:
+        """The upstream call starts (a span opens, with `--otel`)."""
+        if self.tracer is not None:
+            self._span = start_span(self.tracer, self.where, payload)
 
     def first_event(self) -> None:
         if self._first_seen:
@@ -40,9 +51,12 @@ class CallMeter:
         self.metrics.stream(change)
 
     def failed(self, status: str) -> None:
+        self._failure = status
         self.metrics.upstream_error(self.where.provider or "upstream", status)
 
     async def ended(self, prompt: int, completion: int) -> None:
+        if self._span is not None:
+            end_span(self._span, prompt, completion, self._failure)
         self.metrics.tokens(self.where.model_id, prompt, completion)
         if self.record is not None:
             self.record.prompt_tokens, self.record.completion_tokens = prompt, completion

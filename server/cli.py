@@ -19,6 +19,7 @@ from .app import SETTINGS_VARIABLE, create_app
 from .errors import SettingsError
 from .metrics import MULTIPROCESS_VARIABLE
 from .settings import load_settings
+from .tracing import make_tracer
 from .usage import read_day, table, today
 
 USAGE = """usage: chatkeep serve [--host HOST] [--port PORT] [--upstream URL] [--model NAME] ...
@@ -44,6 +45,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def serve(argv: Sequence[str]) -> int:
     try:
         settings = load_settings(argv)
+        if settings.otel:
+            make_tracer()  # says now, not in a worker, when OpenTelemetry is missing
     except SettingsError as exc:
         print(f"chatkeep: {exc}", file=sys.stderr)
         return 2

@@ -81,7 +81,7 @@ async def chat_completions(request: Request) -> Response:
         if record is not None:
             record.client, record.model = hashed(client), where.model_id
         meter = CallMeter(request.app.state.metrics, request.app.state.usage, record,
-                          hashed(client), where)  # fmt: skip
+                          hashed(client), where, tracer=request.app.state.tracer)  # fmt: skip
         call = UpstreamCall(request.app.state.upstream, where, payload, on_end=settle,
                             meter=meter)  # fmt: skip
         turns: TurnKeeper | None = request.app.state.turns

@@ -53,6 +53,8 @@ class Settings:
     metrics_token: str | None = field(default=None, repr=False)
     #: "text" (uvicorn's access log) or "json" (one JSON line per request)
     log_format: str = "text"
+    #: OpenTelemetry spans for upstream calls (server/tracing.py)
+    otel: bool = False
     config: str | None = None
     #: several upstreams, from `config` (see server/providers.py); empty: one upstream
     providers: tuple[Provider, ...] = ()
@@ -237,6 +239,9 @@ OPTIONS: tuple[Option, ...] = (
            "GET /metrics wants this Bearer token (prefer the environment)"),
     Option("log_format", "--log-format", "CHATKEEP_LOG_FORMAT",
            "text (uvicorn's access log) or json (one line per request, no secrets)"),
+    Option("otel", "--otel", "CHATKEEP_OTEL",
+           "OpenTelemetry spans for upstream calls, GenAI conventions (needs chatkeep[otel])",
+           _flag, switch=True),
     Option("config", "--config", "CHATKEEP_CONFIG",
            "a TOML file of providers (several upstreams), see docs/deployment.md"),
 )  # fmt: skip

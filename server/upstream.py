@@ -80,6 +80,7 @@ class UpstreamCall:
         """Relay a streamed answer; every outcome, failures too, reaches `sink`."""
         if self.meter is not None:
             self.meter.stream(+1)
+            self.meter.begin(self.payload)
         try:
             await self._stream_into(sink)
         finally:
@@ -146,6 +147,8 @@ class UpstreamCall:
 
     async def whole(self) -> Response:
         """A non-streamed answer, or the error response that replaces it."""
+        if self.meter is not None:
+            self.meter.begin(self.payload)
         try:
             return await self._whole()
         finally:

@@ -171,3 +171,35 @@ def test_two_workers_count_as_one_server() -> None:
         assert seen[("chatkeep_requests_total", (("status", "200"),))] == 12
         assert seen[("chatkeep_first_token_seconds_count", ())] == 12
         assert seen[("chatkeep_tokens_total", (("kind", "completion"), ("model", "demo")))] > 0
+
+
+def test_upstream_calls_are_spans_after_the_genai_conventions(runtime_dir: Path) -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import SpanKind, StatusCode
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    provider_settings = Provider("acme", "https://models.example/v1", ("gpt-a",), KEY)
+    app = create_app(Settings(providers=(provider_settings,), otel=True),
+                     transport=httpx.MockTransport(Upstream(answers_with_usage)),
+                     runtime_dir=runtime_dir, tracer_provider=provider)  # fmt: skip
+    with TestClient(app) as http:
+        ask = {"model": "acme/gpt-a", "stream_options": {"include_usage": True}}
+        http.post("/api/chat/completions", json=chat(stream=True, temperature=0.5, **ask))
+        failing = chat(model="acme/gpt-a", messages=[{"role": "user", "content": "fail"}])
+        http.post("/api/chat/completions", json=failing)
+    answered, failed = exporter.get_finished_spans()
+    assert answered.name == "chat gpt-a" and answered.kind == SpanKind.CLIENT
+    assert dict(answered.attributes or {}) == {
+        "gen_ai.operation.name": "chat", "gen_ai.provider.name": "acme",
+        "gen_ai.request.model": "gpt-a", "gen_ai.request.max_tokens": 4096,
+        "gen_ai.request.temperature": 0.5, "server.address": "models.example",
+        "server.port": 443, "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5,
+    }  # fmt: skip
+    assert failed.attributes is not None and failed.attributes["error.type"] == "500"
+    assert failed.status.status_code == StatusCode.ERROR
+    text = json.dumps([dict(s.attributes or {}) for s in (answered, failed)])
+    assert KEY not in text and "fail" not in text and "testclient" not in text
