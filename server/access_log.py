@@ -1,6 +1,7 @@
-"""The access log without turn ids: for a reader without a client secret, a turn's id is the
-only secret that opens its answer, and log lines travel to people and systems that must not
-be able to read the conversations."""
+"""The access log without turn ids or sync spaces: for a reader without a client secret, a
+turn's id is the only secret that opens its answer, and a synced history's space id the only
+one that reads or deletes its (encrypted) items; log lines travel to people and systems that
+must be able to do neither."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ import logging
 import re
 
 TURN_ID = re.compile(r"(/chat/turns/)[^/?#\s]*")
-HIDDEN = r"\1[turn]"
+SYNC_SPACE = re.compile(r"(/sync/)[^/?#\s]*")
+
+
+def hidden(path: str) -> str:
+    """`path` with any turn id and sync space replaced by `[turn]` and `[space]`."""
+    if "/chat/turns/" in path:
+        path = TURN_ID.sub(r"\1[turn]", path)
+    if "/sync/" in path:
+        path = SYNC_SPACE.sub(r"\1[space]", path)
+    return path
 
 
 class HideTurnIds(logging.Filter):
@@ -17,9 +27,9 @@ class HideTurnIds(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args
         path = args[2] if isinstance(args, tuple) and len(args) == 5 else None
-        if isinstance(path, str) and "/chat/turns/" in path:
+        if isinstance(path, str) and ("/chat/turns/" in path or "/sync/" in path):
             assert isinstance(args, tuple)
-            record.args = (*args[:2], TURN_ID.sub(HIDDEN, path), *args[3:])
+            record.args = (*args[:2], hidden(path), *args[3:])
         return True
 
 

@@ -4,7 +4,8 @@
 fills in whose request it is (a hashed id) and which model, the upstream call its tokens and
 its first token; when the response has gone, the record becomes `chatkeep_requests_total`
 and, with JSON logs, one line on the `chatkeep.requests` logger. A record never holds
-message text, a key, a client token, an address or a turn id: only the fields below.
+message text, a key, a client token, an address, a turn id or a sync space: only the fields
+below.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .access_log import hidden
 from .metrics import Meter
 from .security import route_path
 
@@ -92,13 +94,7 @@ class RequestLog:
             if path.startswith("/api/"):
                 self.metrics.request(record.status or 500)
             if self.json_lines:
-                LOGGER.info(record.line(_without_turn(path), scope.get("method", "")))
-
-
-def _without_turn(path: str) -> str:
-    # A turn's id is the only secret that opens its answer (server/access_log.py).
-    head, found, _ = path.partition("/chat/turns/")
-    return head + found + "[turn]" if found else path
+                LOGGER.info(record.line(hidden(path), scope.get("method", "")))
 
 
 def use_json_lines() -> None:

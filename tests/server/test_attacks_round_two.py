@@ -379,3 +379,24 @@ def test_the_access_log_never_shows_a_turn_id(redis: RedisServer) -> None:
         wait_until(lambda: server.output.count("/api/chat/turns/") >= 2, 5)
     assert server.output.count("/api/chat/turns/[turn]") == 2
     assert turn not in server.output
+
+
+def test_the_logs_never_show_a_sync_space(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A space id reads and deletes a person's (encrypted) synced items: like a turn id, it
+    stays out of both logs."""
+    space = "S" * 43
+    store = f"sqlite:///{tmp_path / 'sync.db'}"
+    with ChatkeepServer("--sync-store", store) as server:
+        httpx.put(f"{server.url}/api/sync/{space}/item1", content=b"x",
+                  headers={"if-none-match": "*"}, timeout=30)  # fmt: skip
+        httpx.get(f"{server.url}/api/sync/{space}?since=0", timeout=30)
+        wait_until(lambda: server.output.count("/api/sync/") >= 2, 5)
+    assert server.output.count("/api/sync/[space]") == 2
+    assert space not in server.output
+    app = create_app(Settings(log_format="json", sync_store=store))
+    with TestClient(app) as http:
+        http.get(f"/api/sync/{space}?since=0")
+    lines = capsys.readouterr().out
+    assert '"path":"/api/sync/[space]"' in lines and space not in lines
