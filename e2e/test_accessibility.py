@@ -87,3 +87,42 @@ def test_both_modes_and_both_languages(page: Page, mode: str, lang: str) -> None
     assert violations(page) == []
     widget(page).send("My name is Alice")
     assert violations(page) == []
+
+
+# Every text the widget's polite live region says, in order (it clears itself after a moment).
+HEARD = """() => {
+  const region = document.querySelector('chat-widget').shadowRoot.querySelector('.announce');
+  window.heard = [];
+  new MutationObserver(() => { if (region.textContent) window.heard.push(region.textContent); })
+    .observe(region, {childList: true, characterData: true, subtree: true});
+}"""
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "Answer ready"), ("de", "Antwort fertig")])
+def test_a_screen_reader_hears_once_that_each_answer_is_ready(
+    page: Page, lang: str, said: str
+) -> None:
+    host_page(page, f'history="memory" lang="{lang}"')
+    page.evaluate(HEARD)
+    widget(page).send("My name is Alice")
+    page.wait_for_function("window.heard.length >= 1")
+    widget(page).send("What is my name?")
+    page.wait_for_function("window.heard.length >= 2")
+    page.wait_for_timeout(300)  # a second announcement for the same answer would come now
+    assert page.evaluate("window.heard") == [said, said]
+    region = page.locator("chat-widget .announce")
+    assert region.get_attribute("aria-live") == "polite"
+
+
+@pytest.mark.parametrize(
+    ("lang", "names"), [("en", ("Model", "Thinking")), ("de", ("Modell", "Denken"))]
+)
+def test_every_picker_says_what_it_picks(page: Page, lang: str, names: tuple[str, str]) -> None:
+    host_page(page, f'history="memory" lang="{lang}"')
+    for name in names:
+        picker = page.get_by_role("combobox", name=name, exact=True)
+        expect(picker).to_be_visible()
+        expect(picker).to_have_attribute("title", name)  # its tooltip
+        label = page.locator("chat-widget label.pick").filter(has=picker)
+        expect(label).to_be_visible()
+        assert label.inner_text().startswith(name)  # "Thinking off", never a bare "off"

@@ -185,7 +185,14 @@ export class ChatView {
   #wire(client) {
     const { model, thinking, log } = this.#elements;
     const transcript = /** @type {Transcript} */ (this.#transcript);
+    let wasBusy = false;
     client.addEventListener(EVENT.meta, () => {
+      // A screen reader hears once that an answer is ready (the answer itself is in the log).
+      const last = client.state.messages.at(-1);
+      if (wasBusy && !client.state.busy && last?.role === "assistant" && !last.error) {
+        this.#notices.announce(this.#t("answer.ready"));
+      }
+      wasBusy = client.state.busy;
       this.renderMeta();
       if (client.state.id !== this.#conversationId) {
         this.#conversationId = client.state.id;

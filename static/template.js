@@ -28,10 +28,10 @@ export const TEMPLATE = `
     <h2 class="title" data-t="title.new"></h2>
     <button type="button" class="icon options" data-t-label="options" aria-expanded="false" aria-controls="choices">${ICONS.sliders}</button>
     <div class="choices" id="choices">
-      <select class="model" data-t-label="model"></select>
-      <select class="thinking" data-t-label="thinking">
+      <label class="pick"><span data-t="model"></span><select class="model" data-t-label="model"></select></label>
+      <label class="pick"><span data-t="thinking"></span><select class="thinking" data-t-label="thinking">
         ${THINKING_LEVELS.map((level) => `<option value="${level}" data-t="thinking.${level}"></option>`).join("")}
-      </select>
+      </select></label>
       <button type="button" class="icon download" data-t-label="download" hidden>${ICONS.download}</button>
     </div>
     <button type="button" class="icon history-button" data-t-label="history">${ICONS.clock}</button>
@@ -94,7 +94,7 @@ export function localize(root, t) {
   for (const node of root.querySelectorAll("[data-t-label]")) {
     const key = node.getAttribute("data-t-label") ?? "";
     node.setAttribute("aria-label", t(key));
-    if (node.tagName === "BUTTON") node.setAttribute("title", t(TOOLTIPS[key] ?? key));
+    if (node.tagName === "BUTTON" || node.tagName === "SELECT") node.setAttribute("title", t(TOOLTIPS[key] ?? key));
   }
   for (const node of root.querySelectorAll("[data-t-placeholder]")) {
     node.setAttribute("placeholder", t(node.getAttribute("data-t-placeholder") ?? ""));

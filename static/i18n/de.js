@@ -57,6 +57,7 @@ export default {
   "version.status": "{n} / {total}",
   "copy": "Kopieren",
   "copied": "Kopiert",
+  "answer.ready": "Antwort fertig",
   "copy.denied": "Zum Kopieren braucht es die Erlaubnis für die Zwischenablage.",
   "tool.result": "Ergebnis von {name}",
   "tool.unnamed": "einem Werkzeug",

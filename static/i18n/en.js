@@ -61,6 +61,7 @@ export default {
   "version.status": "{n} / {total}",
   "copy": "Copy",
   "copied": "Copied",
+  "answer.ready": "Answer ready",
   "copy.denied": "Copying needs permission to use the clipboard.",
   "tool.result": "Result of {name}",
   "tool.unnamed": "a tool",
