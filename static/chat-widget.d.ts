@@ -154,6 +154,12 @@ export interface ChatWidget extends HTMLElement {
   /** A host-owned history store (assign before the element is connected), or null. */
   historyStore: HistoryStore | null;
   /**
+   * What the page says about itself to the model: an object, or a function returning one (or
+   * a promise of one), read at each message and sent upstream as a system message
+   * `Page context: <JSON>` after the operator's instructions; shown nowhere, never kept.
+   */
+  pageContext: object | (() => object | Promise<object>) | null;
+  /**
    * The conversation to open at start-up (set before the element is connected), read
    * tolerantly; an unreadable one opens a new conversation and warns in the console.
    */

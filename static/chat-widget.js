@@ -55,6 +55,8 @@ export class ChatWidget extends HTMLElement {
   /** @type {SessionHandle} */
   session;
   #historyStore = null;
+  /** @type {object | (() => object | Promise<object>) | null} */
+  #pageContext = null;
   /** @type {object | string | null} */
   #startupSnapshot = null;
   /** @type {string | null} */
@@ -76,7 +78,7 @@ export class ChatWidget extends HTMLElement {
     this.#view = new ChatView(this, root);
     ({ session: this.session, connect: this.#connectSession } = SessionHandle.pending());
     // A page may set properties before this class is defined: take them over.
-    for (const name of ["historyStore", "snapshot", "token", "suggestions"]) {
+    for (const name of ["historyStore", "snapshot", "token", "suggestions", "pageContext"]) {
       if (Object.prototype.hasOwnProperty.call(this, name)) {
         const value = this[name];
         delete this[name];
@@ -128,6 +130,18 @@ export class ChatWidget extends HTMLElement {
     this.#historyStore = store;
   }
 
+  /**
+   * What the page says about itself to the model: an object, or a function returning one,
+   * read at each message and sent after the operator's instructions; shown nowhere, never kept.
+   */
+  get pageContext() {
+    return this.#pageContext;
+  }
+
+  set pageContext(value) {
+    this.#pageContext = value ?? null;
+  }
+
   /** How much the files attached to one message may weigh together. */
   get maxAttachmentBytes() {
     return settings.maxAttachmentBytes(this);
@@ -149,7 +163,7 @@ export class ChatWidget extends HTMLElement {
     this.#listenToWindow();
     if (this.client || this.#disposed) return;
     const config = settings.clientConfig(this);
-    this.client = new WidgetClient(config, () => this.historyStore);
+    this.client = new WidgetClient(config, () => this.historyStore, () => this.#pageContext);
     for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
     this.#pendingTools = [];
     this.#view.connect(this.client, {

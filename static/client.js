@@ -36,6 +36,8 @@ import { startWorker, WORKER_URL } from "./worker-start.js";
  */
 
 /** Why a worker that never ran most likely did not: the page's policy, and what it must allow. */
+/** Operations that ask the model: the host page's context is read anew before each. */
+const ASKS_THE_MODEL = new Set(["send", "retry", "edit"]);
 const NOT_STARTED = "The chat's worker could not start. If this page has a Content-Security-Policy, "
   + `it must allow ${WORKER_URL.origin} and 'wasm-unsafe-eval' in script-src, and `
   + `${WORKER_URL.origin === location.origin ? "'self'" : `blob: and ${WORKER_URL.origin}`} in worker-src.`;
@@ -61,6 +63,8 @@ export class WidgetClient extends EventTarget {
   #config;
   #askedToKeep = false;
   #hostStore;
+  /** @type {() => unknown} the element's `pageContext`, as it is when asked */
+  #pageContext;
   /** @type {Worker | null} */
   #worker = null;
   /** @type {Channel | null} */
@@ -76,10 +80,11 @@ export class WidgetClient extends EventTarget {
    * @param {ClientConfig} config
    * @param {() => any} hostStore  the host page's `historyStore`, for `history: "host"`
    */
-  constructor(config, hostStore = () => null) {
+  constructor(config, hostStore = () => null, pageContext = () => null) {
     super();
     this.#config = config;
     this.#hostStore = hostStore;
+    this.#pageContext = pageContext;
     this.#ready.promise.catch(() => {}); // reported through `ready`; not an unhandled rejection
     if (config.history === "local") this.history = storedList(config.prefix);
     // What start-up opens, as storage has it, drawn while Python starts.
@@ -154,6 +159,7 @@ export class WidgetClient extends EventTarget {
     if (!shapes) throw new TypeError(`Chatkeep has no operation "${op}".`);
     const unknown = Object.keys(args).filter((name) => !(name in shapes));
     if (unknown.length) throw new TypeError(`${op} takes no ${unknown.join(", ")}.`);
+    if (ASKS_THE_MODEL.has(op)) await this.#tellPageContext();
     try {
       return await /** @type {Channel} */ (this.#channel).request(KIND.call, { op, args });
     } catch (error) {
@@ -233,6 +239,28 @@ export class WidgetClient extends EventTarget {
   }
 
   /** Stop before Python runs: the messages waiting are taken back, their text offered again. */
+  /** The host page's context, read now (a function is called), for the request that follows. */
+  async #tellPageContext() {
+    let context = null;
+    try {
+      const given = this.#pageContext();
+      const value = typeof given === "function" ? await given() : given;
+      if (value != null) {
+        if (typeof value !== "object" || Array.isArray(value)) throw new TypeError("it must be an object, or a function that returns one");
+        context = JSON.stringify(value);
+      }
+    } catch (error) {
+      console.warn(`Chatkeep: pageContext was left out of this message (${error?.message}).`);
+    }
+    const channel = /** @type {Channel} */ (this.#channel);
+    try {
+      await channel.request(KIND.call, { op: "setPageContext", args: { context } });
+    } catch (error) {
+      console.warn(`Chatkeep: pageContext was left out of this message (${error?.message}).`);
+      await channel.request(KIND.call, { op: "setPageContext", args: { context: null } });
+    }
+  }
+
   #unsend() {
     const texts = this.#queued.map((message) => message.content).join("\n");
     this.state.messages = this.state.messages.filter((message) => !this.#queued.includes(message));

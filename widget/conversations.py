@@ -20,6 +20,7 @@ from .history import Kept
 from .keeper import Keeper, Listener, Unheard
 from .messages import Message
 from .models import Offer
+from .request_bodies import page_context
 from .search import SearchIndex
 from .sessions import Session, Transport
 from .snapshots import from_dict, read_snapshot, repair
@@ -138,6 +139,10 @@ class Conversations:
         self.conversation.set_model(*self.keeper.offer.choose(model))
         if not self.conversation.busy:
             await self.keeper.keep()
+
+    async def set_page_context(self, context: str | None) -> None:
+        """The host page's context (a JSON object's text) for the requests that follow."""
+        self.session.page_context = page_context(context)
 
     async def set_thinking(self, level: str) -> None:
         self.conversation.set_thinking(level)

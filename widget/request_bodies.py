@@ -1,18 +1,23 @@
 """Turning a stored conversation into a Chat Completions request body.
 
-What is stored and what is sent differ: instructions are prepended but never stored,
-attachments become content parts, and a failed turn is sent as the text it got to, if any.
+What is stored and what is sent differ: instructions and the host page's context are
+prepended but never stored, attachments become content parts, and a failed turn is sent as the
+text it got to, if any.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .messages import Message
 from .tools import Tool
+
+#: the most characters of a host page's context sent with a request (compact JSON)
+PAGE_CONTEXT_LIMIT = 8_000
 
 TITLE_INSTRUCTIONS = (
     "Write a title for this conversation: at most six words, no quotes, "
@@ -27,12 +32,16 @@ def chat_request(
     model: str,
     thinking: str,
     tools: Iterable[Tool] = (),
+    page_context: str | None = None,
 ) -> dict[str, Any]:
-    """The streaming request that continues `messages`."""
+    """The streaming request that continues `messages`; the host page's context (JSON text)
+    follows the instructions as a system message of its own."""
     body: dict[str, Any] = {}
     if model:
         body["model"] = model
     prefix = [{"role": "system", "content": instructions}] if instructions else []
+    if page_context:
+        prefix.append({"role": "system", "content": f"Page context: {page_context}"})
     body["messages"] = prefix + [sent for m in messages if (sent := wire_message(m))]
     body["stream"] = True
     body["stream_options"] = {"include_usage": True}
@@ -102,3 +111,23 @@ def _as_text(item: Message) -> str | None:
         return base64.b64decode(item["data"]).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
         return None
+
+
+def page_context(text: str | None) -> str | None:
+    """A host page's context as it is sent: a JSON object, compact (None: none). Anything else
+    is the host program's mistake, said as a `TypeError` the page's console shows."""
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise TypeError("pageContext is not JSON") from exc
+    if not isinstance(value, dict):
+        raise TypeError("pageContext must be an object, or a function that returns one")
+    compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if len(compact) > PAGE_CONTEXT_LIMIT:
+        raise TypeError(
+            f"pageContext is {len(compact):,} characters of JSON; at most "
+            f"{PAGE_CONTEXT_LIMIT:,} are sent with each message"
+        )
+    return compact

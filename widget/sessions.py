@@ -70,6 +70,8 @@ class Session:
     ) -> None:
         self.conversation = Conversation(model=model, provider=provider, clock=clock)
         self.instructions = instructions
+        #: what the host page said about itself for the next requests (JSON text); never kept
+        self.page_context: str | None = None
         self.max_tool_calls = max_tool_calls
         self.tools: dict[str, Tool] = {}
         for tool in tools:
@@ -188,6 +190,7 @@ class Session:
             model=conversation.model_id,
             thinking=conversation.thinking,
             tools=self.tools.values(),
+            page_context=self.page_context,
         )
 
     # -- tools -----------------------------------------------------------------------------
