@@ -28,6 +28,7 @@ import "./math.js";
 import "./message-actions.js";
 import "./notices.js";
 import "./protocol.js";
+import "./read-aloud.js";
 import "./rpc.js";
 import "./served-from.js";
 import "./settings.js";

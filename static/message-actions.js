@@ -1,5 +1,8 @@
 // Carrying out what a person pressed under a message (the transcript raises a
-// `MessageActionEvent`): copy, edit in place, fork, retry, show another version, or rate.
+// `MessageActionEvent`): copy, read aloud, edit in place, fork, retry, show another version,
+// or rate.
+
+import { toggleReading } from "./read-aloud.js";
 
 /** @typedef {import("./transcript.js").MessageActionEvent} MessageActionEvent */
 
@@ -23,6 +26,12 @@ export async function carryOut({ action, index, version, text, rating, source },
       },
       () => notices.alert(t("copy.denied")),
     );
+  } else if (action === "read-aloud" && source) {
+    // What the person sees, not the Markdown: the answer's rendered text.
+    const text = source.closest("article")?.querySelector(".body")?.textContent ?? content;
+    const host = /** @type {ShadowRoot} */ (source.getRootNode()).host;
+    const lang = host?.getAttribute("lang") || document.documentElement.lang || "en";
+    toggleReading(source, text, lang, { read: t("read.aloud"), stop: t("read.stop") });
   } else if (action === "retry") {
     act("retry", { index });
   } else if (action === "version") {

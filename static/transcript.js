@@ -5,6 +5,7 @@
 // so the host page never has a long task.
 
 import { feedbackButtons, reasoningBlock, showLiveReasoning, showSettledReasoning, toggleReasoning } from "./answer-parts.js";
+import { canReadAloud } from "./read-aloud.js";
 
 /** @typedef {import("./client.js").Message} Message */
 
@@ -259,7 +260,11 @@ export class Transcript {
         const actions = element("div", "actions");
         const copy = button(this.#t("copy"), "copy-answer", index);
         copy.classList.add("copy-answer");
-        actions.append(copy, ...feedbackButtons(message, index, this.#t));
+        actions.append(copy);
+        if (canReadAloud()) {
+          actions.append(button(this.#t("read.aloud"), "read-aloud", index));
+        }
+        actions.append(...feedbackButtons(message, index, this.#t));
         node.append(actions);
       }
       if (message.error) {
@@ -312,6 +317,7 @@ const ACTION_ICONS = {
   "next-version": '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M9 6l6 6-6 6"/></svg>',
   fork: '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="6" cy="5" r="2"/><circle cx="18" cy="5" r="2"/><circle cx="12" cy="19" r="2"/><path d="M6 7v2a3 3 0 003 3h6a3 3 0 003-3V7M12 12v5"/></svg>',
   retry: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 12a8 8 0 1 0 3-6.2M4 4v5h5"/></svg>',
+  "read-aloud": '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 9v6h4l5 4V5L8 9zM16 9a4 4 0 010 6M18.5 6.5a7.5 7.5 0 010 11"/></svg>',
   "copy-answer": '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="8" y="8" width="12" height="12" rx="2"/><path d="M16 8V6a2 2 0 00-2-2H6a2 2 0 00-2 2v8a2 2 0 002 2h2"/></svg>',
 };
 

@@ -57,6 +57,8 @@ export default {
   "version.status": "{n} / {total}",
   "copy": "Kopieren",
   "copied": "Kopiert",
+  "read.aloud": "Vorlesen",
+  "read.stop": "Vorlesen beenden",
   "answer.ready": "Antwort fertig",
   "copy.denied": "Zum Kopieren braucht es die Erlaubnis für die Zwischenablage.",
   "tool.result": "Ergebnis von {name}",

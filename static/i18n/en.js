@@ -61,6 +61,8 @@ export default {
   "version.status": "{n} / {total}",
   "copy": "Copy",
   "copied": "Copied",
+  "read.aloud": "Read aloud",
+  "read.stop": "Stop reading",
   "answer.ready": "Answer ready",
   "copy.denied": "Copying needs permission to use the clipboard.",
   "tool.result": "Result of {name}",
