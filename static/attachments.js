@@ -1,4 +1,7 @@
-// Files attached to the next message: read as Base64, within a budget, shown as chips.
+// Files attached to the next message (chosen, dropped on the chat or pasted into the
+// composer): images downscaled, read as Base64, within a budget, shown as chips.
+
+import { downscaled } from "./downscale.js";
 
 /** @typedef {{name: string, mime: string, data: string}} Attachment */
 
@@ -26,6 +29,25 @@ export class AttachmentTray {
       this.add([...(input.files ?? [])]);
       input.value = "";
     });
+    // Dropped on the chat, or pasted into the message field: as if chosen with the picker.
+    const chat = /** @type {HTMLElement} */ (root.querySelector(".chat"));
+    chat.addEventListener("dragover", (event) => {
+      if (!event.dataTransfer?.types.includes("Files")) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = "copy";
+    });
+    chat.addEventListener("drop", (event) => {
+      const files = [...(event.dataTransfer?.files ?? [])];
+      if (!files.length) return;
+      event.preventDefault();
+      this.add(files);
+    });
+    root.querySelector(".composer textarea")?.addEventListener("paste", (event) => {
+      const files = [...(/** @type {ClipboardEvent} */ (event).clipboardData?.files ?? [])];
+      if (!files.length) return; // text is pasted as text
+      event.preventDefault();
+      this.add(files);
+    });
     this.#list.addEventListener("click", (event) => {
       const remove = /** @type {HTMLElement} */ (event.target).closest("button[data-file]");
       if (!remove) return;
@@ -51,7 +73,8 @@ export class AttachmentTray {
     this.#alert("");
     const limit = this.#limit();
     let total = this.#files.reduce((sum, file) => sum + Math.floor((file.data.length * 3) / 4), 0);
-    for (const file of chosen) {
+    for (const picked of chosen) {
+      const file = await downscaled(picked);
       if (total + file.size > limit) {
         const room = file.size > limit ? "" : this.#t("file.room");
         this.#alert(this.#t("file.too-large", {

@@ -16,6 +16,7 @@ import "./attachments.js";
 import "./codec.js";
 import "./composer.js";
 import "./dictation.js";
+import "./downscale.js";
 import "./draft.js";
 import "./greeting.js";
 import "./header.js";
