@@ -40,6 +40,8 @@ export interface Message {
   reasoning_seconds?: number;
   /** A person's rating of the answer ("Good answer" / "Bad answer"). */
   feedback?: "good" | "bad";
+  /** The links the answer cites (`url_citation` annotations): http(s) only, shown numbered. */
+  sources?: { url: string; title: string }[];
 }
 
 /** A conversation as plain JSON (version 1); no system message, no configuration, no tools. */

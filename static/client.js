@@ -22,7 +22,8 @@ import { startWorker, WORKER_URL } from "./worker-start.js";
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
  *   name?: string, attachments?: any[], error?: string, error_code?: string,
  *   error_params?: Record<string, unknown>, versions?: any[], version?: number,
- *   reasoning?: string, reasoning_seconds?: number, feedback?: "good" | "bad"}} Message
+ *   reasoning?: string, reasoning_seconds?: number, feedback?: "good" | "bad",
+ *   sources?: {url: string, title: string}[]}} Message
  * @typedef {{id: string, title: string, model: string, provider: string | null, thinking: string,
  *   busy: boolean, unfinished?: boolean, usage: Record<string, number> | null,
  *   models: {id: string, provider?: string}[]}} Meta

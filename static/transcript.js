@@ -256,6 +256,7 @@ export class Transcript {
       this.#renderText(body, message.content ?? "");
       node.append(body);
       if (message.tool_calls?.length) node.append(toolCalls(message.tool_calls, this.#t("tool.calling")));
+      if (message.sources?.length) node.append(sourceList(message.sources, this.#t("sources")));
       if (message.content) {
         const actions = element("div", "actions");
         const copy = button(this.#t("copy"), "copy-answer", index);
@@ -298,6 +299,28 @@ function toolCalls(calls, calling) {
     list.append(item);
   }
   return list;
+}
+
+/** The links an answer cites, numbered; only http(s) URLs become links (Python kept no other). */
+function sourceList(sources, heading) {
+  const section = element("section", "sources");
+  section.setAttribute("aria-label", heading);
+  const title = element("h4", "");
+  title.textContent = heading;
+  const list = element("ol", "");
+  for (const { url, title: name } of sources) {
+    if (!/^https?:\/\//i.test(String(url))) continue;
+    const link = document.createElement("a");
+    link.href = url;
+    link.target = "_blank";
+    link.rel = "noopener noreferrer";
+    link.textContent = name || new URL(url).hostname;
+    const item = document.createElement("li");
+    item.append(link);
+    list.append(item);
+  }
+  section.append(title, list);
+  return section;
 }
 
 function attachmentList(attachments) {

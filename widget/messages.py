@@ -3,8 +3,9 @@
 A conversation is a list of plain dicts in the OpenAI Chat Completions shape, plus fields of
 our own: `attachments` (files sent with a user message), `error` (an assistant turn that
 failed or was interrupted), on an answer `reasoning` (what the model thought before it
-answered, never sent again), `reasoning_seconds` and `feedback` ("good" or "bad", a person's
-rating), and on an edited user message `versions` (the other versions:
+answered, never sent again), `reasoning_seconds`, `feedback` ("good" or "bad", a person's
+rating) and `sources` (the links it cites, widget/sources.py), and on an edited user message
+`versions` (the other versions:
 `[{"content", "attachments"?, "after": [the messages that followed it]}]`) with `version`
 (the 1-based place of the shown one among all). The list itself is always the shown branch,
 so a reader that ignores `versions` reads exactly what the person sees. Validation is
@@ -20,11 +21,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from .errors import WidgetError
+from .sources import clean_sources
 
 ROLES = ("system", "user", "assistant", "tool")
 MESSAGE_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "name", "attachments", "error",
                   "error_code", "error_params", "versions", "version", "reasoning",
-                  "reasoning_seconds", "feedback")  # fmt: skip
+                  "reasoning_seconds", "feedback", "sources")  # fmt: skip
 RATINGS = ("good", "bad")
 
 Message = dict[str, Any]
@@ -168,6 +170,8 @@ def _clean_answer_extras(
             raise error(f'message at index {index} has an invalid "reasoning_seconds" '
                         "(expected whole seconds)")  # fmt: skip
         message["reasoning_seconds"] = seconds
+    if raw.get("sources") is not None:
+        message["sources"] = clean_sources(raw["sources"], index, error)
     feedback = raw.get("feedback")
     if feedback is not None:
         if feedback not in RATINGS:

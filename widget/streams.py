@@ -15,6 +15,7 @@ from typing import Any
 
 from .errors import TurnError
 from .messages import Message
+from .sources import Source, from_annotations
 
 
 @dataclass
@@ -26,6 +27,8 @@ class AnswerBuilder:
     finish_reason: str | None = None
     usage: dict[str, int] | None = None
     reasoning: list[str] = field(default_factory=list)
+    #: the links the answer cites (`url_citation` annotations, widget/sources.py)
+    sources: list[Source] = field(default_factory=list)
     clock: Callable[[], float] = time.monotonic
     #: when the first reasoning arrived, and when the answer itself started
     thinking_since: float | None = None
@@ -61,6 +64,8 @@ class AnswerBuilder:
             message["tool_calls"] = calls
         elif message["content"] is None:
             message["content"] = ""
+        if self.sources:
+            message["sources"] = list(self.sources)
         return message | self.thought()
 
     def thought(self) -> Message:
@@ -92,6 +97,7 @@ class AnswerBuilder:
             self.thinking_until = self.clock()
         if isinstance(delta.get("content"), str):
             self.content.append(delta["content"])
+        from_annotations(delta.get("annotations"), self.sources)
         calls = delta.get("tool_calls")
         if not isinstance(calls, list):
             return

@@ -57,6 +57,7 @@ export default {
   "version.status": "{n} / {total}",
   "copy": "Kopieren",
   "copied": "Kopiert",
+  "sources": "Quellen",
   "read.aloud": "Vorlesen",
   "read.stop": "Vorlesen beenden",
   "answer.ready": "Antwort fertig",
