@@ -19,7 +19,8 @@ import { MessageActionEvent, Transcript } from "./transcript.js";
 /** @typedef {import("./client.js").WidgetClient} WidgetClient */
 /**
  * What the view needs of the element.
- * @typedef {HTMLElement & {suggestions: string[], maxAttachmentBytes: number}} Host
+ * @typedef {HTMLElement & {suggestions: string[], maxAttachmentBytes: number, consentPending: boolean,
+ *   grantConsent: () => void}} Host
  */
 
 export class ChatView {
@@ -55,7 +56,9 @@ export class ChatView {
       offline: $(".offline"), suggestions: $(".suggestions"), launcher: $(".launcher"),
       close: $(".close"), chat: $(".chat"), options: $(".options"), choices: $(".choices"),
       historyButton: $(".history-button"), newConversation: $(".new"), download: $(".download"),
+      consent: $(".consent"),
     };
+    this.#elements.consent.addEventListener("click", () => host.grantConsent());
     const t = (key, values) => this.#t(key, values);
     this.#notices = new Notices(host, root, (said) => this.#t.notice(said));
     this.#historyView = new HistoryView(root, {
@@ -175,6 +178,7 @@ export class ChatView {
     const { state, history } = this.#client;
     this.#elements.greeting.hidden = state.messages.length > 0 || state.busy;
     this.#elements.download.hidden = state.messages.length === 0;
+    this.#elements.consent.hidden = !this.#host.consentPending; // consent="ask", not yet given
     showGreeting(this.#elements, {
       suggestions: this.#host.suggestions, history, liveId: state.id, untitled: this.#t("untitled"),
     });

@@ -162,6 +162,15 @@ export interface ChatWidget extends HTMLElement {
    */
   pageContext: object | (() => object | Promise<object>) | null;
   /**
+   * With `consent="ask"`: the person agreed to keep their conversations in this browser; what
+   * was kept in memory until now is written, and the answer is remembered.
+   */
+  grantConsent(): void;
+  /** Forgets everything the widget kept in this page's storage, the consent too. */
+  revokeConsent(): void;
+  /** Whether the widget still asks before it keeps anything (`consent="ask"`, not yet given). */
+  readonly consentPending: boolean;
+  /**
    * The conversation to open at start-up (set before the element is connected), read
    * tolerantly; an unreadable one opens a new conversation and warns in the console.
    */

@@ -4,6 +4,7 @@
 
 import { ChatView } from "./chat-view.js";
 import { WidgetClient } from "./client.js";
+import { Consent } from "./consent.js";
 import { keepForOffline } from "./offline.js";
 import { SessionHandle } from "./session-handle.js";
 import * as settings from "./settings.js";
@@ -14,6 +15,7 @@ import "./answer-parts.js";
 import "./approval.js";
 import "./attachments.js";
 import "./codec.js";
+import "./consent.js";
 import "./composer.js";
 import "./dictation.js";
 import "./downscale.js";
@@ -59,6 +61,8 @@ export class ChatWidget extends HTMLElement {
   #historyStore = null;
   /** @type {object | (() => object | Promise<object>) | null} */
   #pageContext = null;
+  /** @type {Consent | null} */
+  #consent = null;
   /** @type {object | string | null} */
   #startupSnapshot = null;
   /** @type {string | null} */
@@ -165,7 +169,12 @@ export class ChatWidget extends HTMLElement {
     this.#listenToWindow();
     if (this.client || this.#disposed) return;
     const config = settings.clientConfig(this);
-    this.client = new WidgetClient(config, () => this.historyStore, () => this.#pageContext);
+    this.#consent = new Consent(this.getAttribute("consent") === "ask", config.prefix);
+    this.#consent.addEventListener("change", () => {
+      this.#view.renderLists();
+      if (this.#consent?.granted && this.client?.started) keepForOffline();
+    });
+    this.client = new WidgetClient(config, () => this.historyStore, () => this.#pageContext, this.#consent);
     for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
     this.#pendingTools = [];
     this.#view.connect(this.client, {
@@ -174,6 +183,24 @@ export class ChatWidget extends HTMLElement {
     this.#connectSession(this.client);
     // Inline, the chat shows at once; a launcher starts when opened, or now with `preload`.
     if (settings.mode(this) !== "launcher" || this.hasAttribute("preload")) this.#start();
+  }
+
+  /**
+   * With `consent="ask"`: the person agreed to keep their conversations in this browser (what
+   * was kept in memory is written now); the widget remembers the answer.
+   */
+  grantConsent() {
+    this.#consent?.grant();
+  }
+
+  /** Forgets everything the widget kept in this page's storage, the consent too. */
+  revokeConsent() {
+    this.#consent?.revoke();
+  }
+
+  /** Whether the widget is still to ask before it keeps anything (`consent="ask"`). */
+  get consentPending() {
+    return this.#consent?.pending ?? this.getAttribute("consent") === "ask";
   }
 
   /** Opens the launcher's panel (and starts the runtime); nothing inline. */
@@ -189,7 +216,7 @@ export class ChatWidget extends HTMLElement {
   /** The chat shows: Python starts in its worker (once), Markdown loads, offline use begins. */
   #start() {
     if (!this.client) return;
-    if (!this.client.started) keepForOffline();
+    if (!this.client.started && this.#consent?.granted) keepForOffline();
     this.client.start();
     this.#view.show();
   }

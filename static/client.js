@@ -16,6 +16,7 @@ import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage
 import { storedList, storedOpening } from "./stored.js";
 import { HostTools } from "./host-tools.js";
 import { nextDraft } from "./draft.js";
+import { Consent } from "./consent.js";
 import { startWorker, WORKER_URL } from "./worker-start.js";
 
 /**
@@ -66,6 +67,8 @@ export class WidgetClient extends EventTarget {
   #hostStore;
   /** @type {() => unknown} the element's `pageContext`, as it is when asked */
   #pageContext;
+  /** @type {Consent} whether (and where) the page's storage may be written */
+  #consent;
   /** @type {Worker | null} */
   #worker = null;
   /** @type {Channel | null} */
@@ -81,11 +84,12 @@ export class WidgetClient extends EventTarget {
    * @param {ClientConfig} config
    * @param {() => any} hostStore  the host page's `historyStore`, for `history: "host"`
    */
-  constructor(config, hostStore = () => null, pageContext = () => null) {
+  constructor(config, hostStore = () => null, pageContext = () => null, consent = new Consent(false, config.prefix)) {
     super();
     this.#config = config;
     this.#hostStore = hostStore;
     this.#pageContext = pageContext;
+    this.#consent = consent;
     this.#ready.promise.catch(() => {}); // reported through `ready`; not an unhandled rejection
     if (config.history === "local") this.history = storedList(config.prefix);
     // What start-up opens, as storage has it, drawn while Python starts.
@@ -119,11 +123,12 @@ export class WidgetClient extends EventTarget {
     channel = new Channel(this.#worker, {
       event: (message) => this.#onEvent(message),
       [REQUEST.callTool]: ({ name, arguments: args }) => this.tools.run(name, args),
-      [REQUEST.storage]: localStorageHandler(config.prefix),
+      [REQUEST.storage]: localStorageHandler(config.prefix, () => this.#consent.area()),
       [REQUEST.historyStore]: hostStoreHandler(this.#hostStore),
     }, "p");
     this.#channel = channel;
-    channel.request(KIND.init, { config }).then(({ operations, start, fromSnapshot }) => {
+    // Python's memory snapshot is storage too: kept only with consent.
+    channel.request(KIND.init, { config, keepSnapshot: this.#consent.granted }).then(({ operations, start, fromSnapshot }) => {
       this.operations = operations;
       this.fromSnapshot = fromSnapshot;
       this.#takeStart(start);
@@ -174,7 +179,7 @@ export class WidgetClient extends EventTarget {
    * storage rather than evict it under pressure (only the page may ask, not the worker).
    */
   #keepStorage() {
-    if (this.#askedToKeep || this.#config.history !== "local") return;
+    if (this.#askedToKeep || this.#config.history !== "local" || !this.#consent.granted) return;
     this.#askedToKeep = true;
     navigator.storage?.persist?.().catch(() => {});
   }

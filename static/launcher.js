@@ -43,7 +43,8 @@ export class Launcher {
     this.#button.setAttribute("aria-expanded", String(open));
     this.#button.hidden = open;
     try {
-      localStorage.setItem(this.#key, open ? "1" : "0");
+      // Remembered only where the widget may keep anything (consent="ask" not yet given: no).
+      if (!(/** @type {any} */ (this.#host).consentPending)) localStorage.setItem(this.#key, open ? "1" : "0");
     } catch {
       // a full or blocked storage only forgets whether the panel was open
     }

@@ -8,11 +8,18 @@ const STORE = "snapshot";
 /** Where earlier versions kept it (Cache Storage): emptied once, 20 MB given back. */
 const EARLIER = "chatkeep.python-snapshot";
 
-/** @returns {Promise<IDBDatabase>} */
-function open() {
+/**
+ * The database; with `create` false, one that does not exist yet is not made (reading
+ * writes nothing: consent="ask" keeps the page's storage empty until the person agrees).
+ * @returns {Promise<IDBDatabase>}
+ */
+function open(create = true) {
   return new Promise((resolve, reject) => {
     const request = indexedDB.open(DATABASE, 1);
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onupgradeneeded = () => {
+      if (create) request.result.createObjectStore(STORE);
+      else request.transaction?.abort();
+    };
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
   });
@@ -34,7 +41,7 @@ function read(db, name) {
  */
 export async function keptSnapshot(key) {
   try {
-    const db = await open();
+    const db = await open(false);
     if ((await read(db, "key")) !== key) {
       db.close();
       return null;

@@ -8,13 +8,15 @@ import { HOST_STORE, STORAGE, WRITTEN } from "./protocol.js";
  * `write` applies a batch of changes together or not at all: it answers "conflict" when an
  * expected value differs and "full" when the quota is exceeded, having changed nothing.
  * @param {string} prefix
+ * @param {() => Storage} area  where, at the moment of each request
  */
-export function localStorageHandler(prefix) {
+export function localStorageHandler(prefix, area = () => localStorage) {
   const own = `${prefix}:`;
   const check = (/** @type {string} */ key) => {
     if (typeof key !== "string" || !key.startsWith(own)) throw new Error(`refusing to touch a key outside "${own}": ${key}`);
   };
   return ({ op, prefix, key, changes, expect }) => {
+    const localStorage = area(); // the page's, or its memory until consent (consent.js)
     switch (op) {
       case STORAGE.readAll: {
         check(prefix);
@@ -30,7 +32,7 @@ export function localStorageHandler(prefix) {
         check(key);
         return localStorage.getItem(key);
       case STORAGE.write:
-        return writeBatch({ changes, expect }, check);
+        return writeBatch({ changes, expect }, check, localStorage);
       default:
         throw new Error(`unknown storage operation "${op}"`);
     }
@@ -40,8 +42,9 @@ export function localStorageHandler(prefix) {
 /**
  * @param {{changes: [string, string | null][], expect: Record<string, string | null>}} batch
  * @param {(key: string) => void} check
+ * @param {Storage} localStorage
  */
-function writeBatch({ changes, expect }, check) {
+function writeBatch({ changes, expect }, check, localStorage) {
   for (const [key] of changes) check(key);
   for (const [key, value] of Object.entries(expect)) {
     check(key);

@@ -43,6 +43,7 @@ export const TEMPLATE = `
   <div class="transcript" role="log" data-t-label="conversation" part="transcript">
     <div class="greeting">
       <p data-t="greeting"></p>
+      <p class="consent" hidden><button type="button" data-t="consent.keep"></button></p>
       <div class="suggestions" hidden></div>
       <section class="recent" hidden>
         <h3 data-t="recent"></h3>

@@ -25,7 +25,7 @@ let endpoint = "";
 let credentials = {};
 
 const channel = new Channel(self, {
-  [KIND.init]: ({ config }) => boot(config),
+  [KIND.init]: ({ config, keepSnapshot: mayKeep = true }) => boot(config, mayKeep),
   [KIND.call]: async ({ op, args }) => {
     if (!bridge) throw Object.assign(new Error("The chat is still starting."), { code: "starting" });
     /** `{"result": …}` or `{"error": {message, bug?}}`: parsed here, once; plain data onwards */
@@ -168,7 +168,8 @@ async function startPython() {
   return { pyodide, fromSnapshot: false, key, made: key ? makeSnapshot(pyodide) : null, install: null };
 }
 
-async function boot(config) {
+/** @param {any} config @param {boolean} mayKeep whether the page may keep storage (consent) */
+async function boot(config, mayKeep = true) {
   endpoint = config.endpoint.replace(/\/+$/, "");
   conversationKeys = storageKey("conversation", config.prefix);
   credentials = config.token ? { authorization: `Bearer ${config.token}` } : {};
@@ -176,7 +177,7 @@ async function boot(config) {
     await Promise.all([python, fetchModels()]);
   bridge = startBridge(pyodide, { ...config, models, maxToolCalls, syncOffered });
   const start = JSON.parse(await bridge.start());
-  if (made && key) keepSnapshot(key, made); // for the next visit, after this one is ready
+  if (made && key && mayKeep) keepSnapshot(key, made); // for the next visit, after ready
   if (install) setTimeout(() => install().catch((error) => console.warn(`Chatkeep: ${error.message}`)));
   return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
 }

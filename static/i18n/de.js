@@ -57,6 +57,7 @@ export default {
   "version.status": "{n} / {total}",
   "copy": "Kopieren",
   "copied": "Kopiert",
+  "consent.keep": "Meine Unterhaltungen behalten",
   "sources": "Quellen",
   "read.aloud": "Vorlesen",
   "read.stop": "Vorlesen beenden",

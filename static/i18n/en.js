@@ -61,6 +61,7 @@ export default {
   "version.status": "{n} / {total}",
   "copy": "Copy",
   "copied": "Copied",
+  "consent.keep": "Keep my conversations",
   "sources": "Sources",
   "read.aloud": "Read aloud",
   "read.stop": "Stop reading",
