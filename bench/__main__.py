@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from bench import row
+from bench.attach import bench_attach
 from bench.boot import bench_boot
 from bench.density import bench_density
 from bench.engines import bench_engines
@@ -134,7 +135,7 @@ def main() -> int:
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
             + bench_first_byte() + bench_metrics_cost() + bench_scale() + bench_kept()
             + bench_density() + bench_boot() + bench_engines() + bench_lazy() + bench_page()
-            + bench_sync())  # fmt: skip
+            + bench_sync() + bench_attach())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
     for r in rows:

@@ -27,8 +27,10 @@ export async function downscaled(file, longest = LONGEST_SIDE) {
   }
   const width = Math.max(1, Math.round(full.width * scale));
   const height = Math.max(1, Math.round(full.height * scale));
-  const small = await createImageBitmap(full, { resizeWidth: width, resizeHeight: height, resizeQuality: "high" });
   full.close();
+  // Decoded again, resized as it is decoded, from the file itself: the browser does that off
+  // the page's main thread, where resizing the decoded bitmap would happen on it.
+  const small = await createImageBitmap(file, { resizeWidth: width, resizeHeight: height, resizeQuality: "high" });
   const type = KEPT_FORMATS.has(file.type) ? file.type : "image/jpeg";
   const blob = await encode(small, type);
   small.close();
