@@ -3,6 +3,8 @@
 
 import { downscaled } from "./downscale.js";
 
+/** @typedef {(file: File) => Promise<File>} Downscale */
+
 /** @typedef {{name: string, mime: string, data: string}} Attachment */
 
 export class AttachmentTray {
@@ -12,13 +14,16 @@ export class AttachmentTray {
   #limit;
   #alert;
   #t;
+  /** @type {Downscale} */
+  #downscale;
 
   /**
    * @param {ShadowRoot} root  holding `.files` (the chips), `.file-input` and `.attach`
    * @param {{limit: () => number, alert: (text: string) => void,
-   *   t: import("./strings.js").Lookup}} options  `alert("")` clears
+   *   t: import("./strings.js").Lookup, downscale?: Downscale}} options  `alert("")` clears
    */
-  constructor(root, { limit, alert, t }) {
+  constructor(root, { limit, alert, t, downscale = downscaled }) {
+    this.#downscale = downscale;
     this.#list = /** @type {HTMLElement} */ (root.querySelector(".files"));
     this.#limit = limit;
     this.#alert = alert;
@@ -74,7 +79,7 @@ export class AttachmentTray {
     const limit = this.#limit();
     let total = this.#files.reduce((sum, file) => sum + Math.floor((file.data.length * 3) / 4), 0);
     for (const picked of chosen) {
-      const file = await downscaled(picked);
+      const file = await this.#downscale(picked);
       if (total + file.size > limit) {
         const room = file.size > limit ? "" : this.#t("file.room");
         this.#alert(this.#t("file.too-large", {

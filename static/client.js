@@ -17,6 +17,7 @@ import { storedList, storedOpening } from "./stored.js";
 import { HostTools } from "./host-tools.js";
 import { nextDraft } from "./draft.js";
 import { Consent } from "./consent.js";
+import { downscaled } from "./downscale.js";
 import { startWorker, WORKER_URL } from "./worker-start.js";
 
 /**
@@ -182,6 +183,16 @@ export class WidgetClient extends EventTarget {
     if (this.#askedToKeep || this.#config.history !== "local" || !this.#consent.granted) return;
     this.#askedToKeep = true;
     navigator.storage?.persist?.().catch(() => {});
+  }
+
+  /**
+   * `file` made small enough for a message (an image at most 2048 px a side): in the worker
+   * once it runs, so the page's main thread never decodes or encodes it; in the page before.
+   * @param {File} file @returns {Promise<File>}
+   */
+  async downscale(file) {
+    if (!this.#isReady || !file.type.startsWith("image/")) return downscaled(file);
+    return /** @type {Channel} */ (this.#channel).request(KIND.downscale, { file }).catch(() => downscaled(file));
   }
 
   /** @param {ToolDefinition} tool */

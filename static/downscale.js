@@ -45,9 +45,10 @@ function encode(bitmap, type) {
     /** @type {OffscreenCanvasRenderingContext2D} */ (canvas.getContext("2d")).drawImage(bitmap, 0, 0);
     return canvas.convertToBlob({ type, quality: 0.9 });
   }
-  const canvas = document.createElement("canvas");
+  // No OffscreenCanvas (Safari before 16.4): a canvas of the page's document.
+  const canvas = /** @type {any} */ (globalThis).document.createElement("canvas");
   canvas.width = bitmap.width;
   canvas.height = bitmap.height;
-  /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d")).drawImage(bitmap, 0, 0);
-  return new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("not encoded"))), type, 0.9));
+  canvas.getContext("2d").drawImage(bitmap, 0, 0);
+  return new Promise((resolve, reject) => canvas.toBlob((/** @type {Blob | null} */ blob) => (blob ? resolve(blob) : reject(new Error("not encoded"))), type, 0.9));
 }

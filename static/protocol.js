@@ -15,7 +15,11 @@
 // check messages against them (tests/js/conforms.mjs; widget/protocol.py `conforms`).
 
 /** The kinds of message between page and worker. */
-export const KIND = Object.freeze({ init: "init", call: "call", reply: "reply", error: "error", event: "event" });
+export const KIND = Object.freeze({
+  init: "init", call: "call", reply: "reply", error: "error", event: "event",
+  /** an image to make small for a message (static/downscale.js), off the page's main thread */
+  downscale: "downscale",
+});
 /** What the worker asks of the page: localStorage, the host's own history store, a tool. */
 export const REQUEST = Object.freeze({ storage: "storage", historyStore: "historyStore", callTool: "callTool" });
 /** What Python tells the page changed (widget/changes.py). */

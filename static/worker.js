@@ -8,6 +8,7 @@ import { pack, streams, unpack } from "./codec.js";
 import { EVENT, KIND, REQUEST, STORAGE, storageKey } from "./protocol.js";
 import { Channel, ReplyError } from "./rpc.js";
 import { openStream } from "./sse.js";
+import { downscaled } from "./downscale.js";
 import { BUILD } from "./served-from.js";
 import { forgetSnapshot, keepSnapshot, keptSnapshot } from "./snapshot-store.js";
 import { SyncClient } from "./sync-client.js";
@@ -26,6 +27,7 @@ let credentials = {};
 
 const channel = new Channel(self, {
   [KIND.init]: ({ config, keepSnapshot: mayKeep = true }) => boot(config, mayKeep),
+  [KIND.downscale]: ({ file }) => downscaled(file),
   [KIND.call]: async ({ op, args }) => {
     if (!bridge) throw Object.assign(new Error("The chat is still starting."), { code: "starting" });
     /** `{"result": …}` or `{"error": {message, bug?}}`: parsed here, once; plain data onwards */
