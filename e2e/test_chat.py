@@ -121,7 +121,13 @@ SNAPSHOT_KEPT = f"""async () => {{ {SNAPSHOT_STORE}
 # Damaged in the page.
 DAMAGE = f"""async damage => {{ {SNAPSHOT_STORE}
   const db = await open();
-  const bytes = new Uint8Array(await kept(db, 'bytes'));
+  // A large value just written may not read back at once (Chromium keeps it as a file):
+  // asked again, within ten seconds.
+  let bytes = new Uint8Array(0);
+  for (let tries = 0; bytes.length < 64 && tries < 50; tries++) {{
+    bytes = new Uint8Array((await kept(db, 'bytes')) ?? 0);
+    if (bytes.length < 64) await new Promise(resolve => setTimeout(resolve, 200));
+  }}
   if (damage === 'garbage') bytes.set(new TextEncoder().encode('not a snapshot'), 0);
   else for (let i = 16; i < 20; i++) bytes[i] ^= 0xff; // another build's id
   await new Promise((resolve) => {{

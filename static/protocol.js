@@ -35,7 +35,7 @@ export const HOST_STORE = Object.freeze({ list: "list", read: "read", keep: "kee
 
 /** The payload of each kind of message, besides its `id` and `type`. */
 export const PAYLOAD = Object.freeze({
-  init: { config: "object" },
+  init: { config: "object", "keepSnapshot?": "boolean" },
   call: { "op": "string", args: "object" },
   reply: { result: "any" },
   error: { error: "object" },
@@ -43,6 +43,7 @@ export const PAYLOAD = Object.freeze({
   storage: { "op": "string", "prefix?": "string", "key?": "string", "changes?": "array", "expect?": "object" },
   historyStore: { "op": "string", args: "array" },
   callTool: { name: "string", arguments: "object" },
+  downscale: { file: "any" },
 });
 
 /**

@@ -6,12 +6,13 @@ checks that the two sides agree (and that the server says the same where it take
 A message between the page and the worker is one of `MESSAGE_KINDS`, with the payload
 `PAYLOADS` names for it (plain data throughout: never JSON text inside a message):
 
-    {id, type: "init", config}                 page → worker: boot
+    {id, type: "init", config, keepSnapshot?}  page → worker: boot (may it keep storage)
     {id, type: "call", op, args}               page → worker: run an operation
     {id, type: "reply", result}                its answer
     {id, type: "error", error: {message, bug?}}   its failure (`bug`: a traceback)
     {type: "event", kind, data}                worker → page: a change, `data` as `EVENT_DATA`
     {id, type: <one of REQUESTS>, ...}         worker → page: what only the page can do
+    {id, type: "downscale", file}              page → worker: an image made small
 
 A payload's shape maps each field to a type: `string`, `number`, `boolean`, `object`, `array`,
 `null`, `any`, or several joined by `|`; a field whose name ends in `?` may be left out.
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-MESSAGE_KINDS = ("init", "call", "reply", "error", "event")
+MESSAGE_KINDS = ("init", "call", "reply", "error", "event", "downscale")
 #: What the worker asks of the page: localStorage, the host's own history store, a tool.
 REQUESTS = ("storage", "historyStore", "callTool")
 #: What Python tells the page changed (see `widget.changes`).
@@ -37,7 +38,7 @@ Shape = dict[str, str]
 #: The payload of each kind of message, besides its `id` and `type`.
 # fmt: off
 PAYLOADS: dict[str, Shape] = {
-    "init": {"config": "object"},
+    "init": {"config": "object", "keepSnapshot?": "boolean"},
     "call": {"op": "string", "args": "object"},
     "reply": {"result": "any"},
     "error": {"error": "object"},
@@ -48,6 +49,8 @@ PAYLOADS: dict[str, Shape] = {
                 "expect?": "object"},
     "historyStore": {"op": "string", "args": "array"},
     "callTool": {"name": "string", "arguments": "object"},
+    # an image the page hands the worker to make small (static/downscale.js): the File back
+    "downscale": {"file": "any"},
 }
 
 #: The `data` of each event.
