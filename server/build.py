@@ -42,6 +42,8 @@ class Build:
         self._signature: tuple[tuple[str, int, int], ...] | None = None
         self._digest = ""
         self._checked = float("-inf")
+        #: the time of the newest script of the static folder (minified copies must be newer)
+        self._newest = 0
 
     def files(self) -> list[tuple[str, Path]]:
         """(path under /static/, file) for every asset of the build, as of the last look."""
@@ -58,12 +60,15 @@ class Build:
         if name.startswith("runtime/") or not name.endswith((".js", ".js.map")):
             return None
         copy = self.runtime_dir / MINIFIED / name
-        source = self.static_dir / name.removesuffix(".map")
         try:
-            current = copy.stat().st_mtime_ns >= source.stat().st_mtime_ns
+            # Newer than every script: a bundle (the worker) holds others' code too.
+            current = copy.stat().st_mtime_ns >= self._newest_script()
         except OSError:
             return None
         return copy if current else None
+
+    def _newest_script(self) -> int:
+        return self._newest  # as of the last look (`digest()` looks again)
 
     def _refresh(self) -> None:
         # A rebuild while the server runs (`make setup` beside `make serve`) is seen within a
@@ -72,10 +77,13 @@ class Build:
         if now - self._checked < RECHECK:
             return
         self._checked = now
-        files = [
-            (name, self.minified(name) or path)
-            for name, path in offline_files(self.static_dir, self.runtime_dir)
-        ]
+        listed = offline_files(self.static_dir, self.runtime_dir)
+        self._newest = max(
+            (path.stat().st_mtime_ns for name, path in listed
+             if name.endswith(".js") and not name.startswith("runtime/")),
+            default=0,
+        )  # fmt: skip
+        files = [(name, self.minified(name) or path) for name, path in listed]
         signature = tuple(
             (name, stat.st_size, stat.st_mtime_ns)
             for name, stat in ((name, path.stat()) for name, path in files)
@@ -100,6 +108,7 @@ class VersionedAssets:
 
     async def endpoint(self, request: Request) -> Response:
         path: str = request.path_params["path"]
+        digest = self.build.digest()  # looks at the files again, at most once a second
         if path.startswith("runtime/"):
             assets, path = self.runtime, path.removeprefix("runtime/")
         else:
@@ -107,7 +116,7 @@ class VersionedAssets:
         response = await assets.get_response(path, request.scope)
         # A page of an older build (open across a deploy) is answered with what there is now,
         # but never told to keep it: that URL's bytes are not the ones its name promised.
-        if request.path_params["build"] == self.build.digest():
+        if request.path_params["build"] == digest:
             response.headers["cache-control"] = IMMUTABLE
         return response
 
