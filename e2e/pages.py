@@ -209,3 +209,16 @@ class HostSite:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def chat_request_bodies(page: Page) -> list[dict[str, Any]]:
+    """The bodies of the chat requests the page's worker sends, as they leave the browser,
+    collected from now on."""
+    bodies: list[dict[str, Any]] = []
+
+    def note(request: Any) -> None:
+        if request.url.endswith("/api/chat/completions") and request.method == "POST":
+            bodies.append(json.loads(request.post_data or "{}"))
+
+    page.context.on("request", note)
+    return bodies

@@ -4,11 +4,8 @@ at that size."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from pages import host_page, widget
-from playwright.sync_api import Page, Request, expect
+from pages import chat_request_bodies, host_page, widget
+from playwright.sync_api import Page, expect
 
 # A 4000 x 3000 photo (a JPEG of a gradient: over 512 KB at full size), dropped on the chat.
 DROP_PHOTO = """async () => {
@@ -45,19 +42,8 @@ SIZE = """async url => {
 }"""
 
 
-def chat_bodies(page: Page) -> list[dict[str, Any]]:
-    bodies: list[dict[str, Any]] = []
-
-    def note(request: Request) -> None:
-        if request.url.endswith("/api/chat/completions") and request.method == "POST":
-            bodies.append(json.loads(request.post_data or "{}"))
-
-    page.context.on("request", note)
-    return bodies
-
-
 def test_a_dropped_photo_reaches_the_model_at_most_2048_px(page: Page) -> None:
-    bodies = chat_bodies(page)
+    bodies = chat_request_bodies(page)
     host_page(page, 'history="memory"')
     page.evaluate(DROP_PHOTO)
     files = page.locator("chat-widget .files li")

@@ -4,10 +4,9 @@ each send, after the instructions; it is shown nowhere and never kept."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from pages import host_page, widget
-from playwright.sync_api import Page, Request, expect
+from pages import chat_request_bodies, host_page, widget
+from playwright.sync_api import Page, expect
 
 CONTEXT = """
 window.reads = 0;
@@ -17,20 +16,8 @@ document.querySelector('chat-widget').pageContext = () => {
 };"""
 
 
-def sent_bodies(page: Page) -> list[dict[str, Any]]:
-    """The bodies of the chat requests the page's worker sends, as they leave the browser."""
-    bodies: list[dict[str, Any]] = []
-
-    def note(request: Request) -> None:
-        if request.url.endswith("/api/chat/completions") and request.method == "POST":
-            bodies.append(json.loads(request.post_data or "{}"))
-
-    page.context.on("request", note)
-    return bodies
-
-
 def test_the_page_context_is_read_at_each_send_and_never_shown_or_kept(page: Page) -> None:
-    bodies = sent_bodies(page)
+    bodies = chat_request_bodies(page)
     host_page(page, 'history="local" instructions="Be brief."', after=CONTEXT)
     widget(page).send("My name is Alice")
     page.evaluate("window.cart = ['red shoes']")
@@ -54,7 +41,7 @@ def test_the_page_context_is_read_at_each_send_and_never_shown_or_kept(page: Pag
 
 
 def test_a_page_context_that_is_not_an_object_is_left_out_with_a_warning(page: Page) -> None:
-    bodies = sent_bodies(page)
+    bodies = chat_request_bodies(page)
     warnings: list[str] = []
     page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
     host_page(

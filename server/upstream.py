@@ -8,7 +8,7 @@ for a reload to pick up) both relay through `UpstreamCall.stream_into`, each wit
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -18,6 +18,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
+from .event_lines import drain, sse_data, sse_lines
 from .providers import Destination
 from .upstream_client import UpstreamClient
 from .upstream_errors import bad_answer, error_event, error_from_upstream, upstream_error
@@ -25,8 +26,7 @@ from .upstream_errors import bad_answer, error_event, error_from_upstream, upstr
 if TYPE_CHECKING:
     from .call_meter import CallMeter
 
-#: how long, and how much, is read after `[DONE]` to keep an upstream connection
-DRAIN_SECONDS, DRAIN_EVENTS = 1.0, 16
+
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 
 
@@ -140,7 +140,7 @@ class UpstreamCall:
             error = bad_answer()
         else:
             await sink.end(done=True)
-            await _drain(events)
+            await drain(events)
             return
         await sink.event(self._failed(error).sse_data())
         await sink.end(done=False)
@@ -261,59 +261,6 @@ async def while_connected(receive: Receive, work: Callable[[], Awaitable[None]])
         group.start_soon(watch_disconnect)
         await work()
         group.cancel_scope.cancel()
-
-
-async def sse_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
-    """A byte stream's lines, split where Server-Sent Events split them: at CRLF, LF or CR only.
-
-    Not `str.splitlines` (nor httpx's `aiter_lines`, which follows it): that also splits at
-    U+2028, U+2029 and U+0085, which JSON allows raw inside strings, and several servers send
-    so; split there, an event is torn in two and the answer lost.
-    """
-    partial: list[bytes] = []  # the line being received, in pieces: never re-copied
-    after_cr = False  # the last chunk ended in CR: a LF first in the next one ends nothing
-    async for chunk in chunks:
-        if after_cr and chunk[:1] == b"\n":
-            chunk = chunk[1:]
-        after_cr = chunk[-1:] == b"\r"
-        if b"\r" in chunk:
-            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        *ended, rest = chunk.split(b"\n")
-        if ended:
-            ended[0] = b"".join((*partial, ended[0]))
-            partial = []
-            for line in ended:
-                yield line.decode("utf-8", "replace")
-        if rest:
-            partial.append(rest)
-    if partial:
-        yield b"".join(partial).decode("utf-8", "replace")
-
-
-async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
-    """The `data` of each Server-Sent Event; comments and other fields are dropped."""
-    data: list[str] = []
-    async for line in lines:
-        if not line:
-            if data:
-                yield "\n".join(data)
-                data = []
-        elif line.startswith("data:"):
-            data.append(line[5:].removeprefix(" "))
-    if data:
-        yield "\n".join(data)
-
-
-async def _drain(events: AsyncIterator[str]) -> None:
-    """Read what follows `[DONE]` (the body's last chunk, usually nothing else), so that the
-    connection goes back to the pool: closed half-read, the next answer would wait for a new one.
-    A bounded read: an upstream that keeps talking loses its connection instead."""
-    with anyio.move_on_after(DRAIN_SECONDS):
-        count = 0
-        async for _ in events:
-            count += 1
-            if count > DRAIN_EVENTS:
-                return
 
 
 def _has_finish_reason(event: dict[str, Any]) -> bool:
