@@ -10,7 +10,14 @@ import statistics
 from typing import Any
 
 from bench import row
-from bench.host import SNAPSHOT_KEPT, bare_page, host_site, launch_options, widget_page
+from bench.host import (
+    FROM_SNAPSHOT,
+    SNAPSHOT_KEPT,
+    bare_page,
+    host_site,
+    launch_options,
+    widget_page,
+)
 from server.testing import ChatkeepServer
 
 RUNS = 5
@@ -69,7 +76,11 @@ def bench_boot() -> list[dict[str, Any]]:
             boot(page, url)  # the first visit
             if url == widget_url:
                 page.evaluate(SNAPSHOT_KEPT)
-            warm[url] = [boot(page, url) for _ in range(RUNS)]
+            warm[url] = []
+            for _ in range(RUNS):
+                warm[url].append(boot(page, url))
+                if url == widget_url and not page.evaluate(FROM_SNAPSHOT):
+                    raise RuntimeError("a warm visit started without the kept snapshot")
             context.close()
         browser.close()
 

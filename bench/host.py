@@ -18,24 +18,9 @@ from server.testing import CHROMIUM_FLAGS
 READY_MARK = "window.bootAt = performance.now();\nwindow.bootDone = true;"
 #: Resolves once the widget has kept Python's memory snapshot (static/snapshot-store.js): a
 #: first visit that ends sooner leaves the next one nothing to boot from.
-SNAPSHOT_KEPT = """new Promise((resolve, reject) => {
-  const deadline = Date.now() + 60000;
-  const look = () => {
-    const request = indexedDB.open("chatkeep-python", 1);
-    request.onupgradeneeded = () => request.result.createObjectStore("snapshot");
-    request.onsuccess = () => {
-      const db = request.result;
-      const read = db.transaction("snapshot").objectStore("snapshot").get("key");
-      read.onsuccess = () => {
-        db.close();
-        if (read.result) resolve(true);
-        else if (Date.now() > deadline) reject(new Error("no snapshot kept in 60 s"));
-        else setTimeout(look, 50);
-      };
-    };
-  };
-  look();
-})"""
+SNAPSHOT_KEPT = "document.querySelector('chat-widget').session.snapshotKept()"
+#: Whether this visit booted from it.
+FROM_SNAPSHOT = "document.querySelector('chat-widget').session.startedFromSnapshot"
 
 
 def launch_options() -> dict[str, Any]:

@@ -118,6 +118,12 @@ export interface ChatSession {
   readonly draft: Message | null;
   /** True when the runtime started from the build's memory snapshot (the fast way). */
   readonly startedFromSnapshot: boolean;
+  /**
+   * Resolves true once this browser keeps the memory snapshot the next visit boots from (at
+   * once when this visit booted from it), false when it will not (no consent, or refused).
+   * A page closed sooner leaves the next visit a plain start.
+   */
+  snapshotKept(): Promise<boolean>;
 }
 
 /** The element's attributes, all optional (strings in HTML). */

@@ -175,24 +175,24 @@ export class WidgetClient extends EventTarget {
     }
   }
 
-  /**
-   * Once a person has said something worth keeping, ask the browser to keep this site's
-   * storage rather than evict it under pressure (only the page may ask, not the worker).
-   */
+  /** Once a person said something worth keeping, asks the browser not to evict storage (only a page may). */
   #keepStorage() {
     if (this.#askedToKeep || this.#config.history !== "local" || !this.#consent.granted) return;
     this.#askedToKeep = true;
     navigator.storage?.persist?.().catch(() => {});
   }
 
-  /**
-   * `file` made small enough for a message (an image at most 2048 px a side): in the worker
-   * once it runs, so the page's main thread never decodes or encodes it; in the page before.
-   * @param {File} file @returns {Promise<File>}
-   */
+  /** `file` made small enough for a message (≤ 2048 px): in the worker once it runs, else the page.
+   * @param {File} file @returns {Promise<File>} */
   async downscale(file) {
     if (!this.#isReady || !file.type.startsWith("image/")) return downscaled(file);
     return /** @type {Channel} */ (this.#channel).request(KIND.downscale, { file }).catch(() => downscaled(file));
+  }
+
+  /** Whether the memory snapshot the next visit boots from is kept, once that is known. */
+  async snapshotKept() {
+    await this.#ready.promise;
+    return /** @type {Channel} */ (this.#channel).request(KIND.snapshotKept);
   }
 
   /** @param {ToolDefinition} tool */

@@ -19,6 +19,8 @@ export const KIND = Object.freeze({
   init: "init", call: "call", reply: "reply", error: "error", event: "event",
   /** an image to make small for a message (static/downscale.js), off the page's main thread */
   downscale: "downscale",
+  /** whether the snapshot the next visit boots from is kept (answered once it is known) */
+  snapshotKept: "snapshotKept",
 });
 /** What the worker asks of the page: localStorage, the host's own history store, a tool. */
 export const REQUEST = Object.freeze({ storage: "storage", historyStore: "historyStore", callTool: "callTool" });
@@ -44,6 +46,7 @@ export const PAYLOAD = Object.freeze({
   historyStore: { "op": "string", args: "array" },
   callTool: { name: "string", arguments: "object" },
   downscale: { file: "any" },
+  snapshotKept: {},
 });
 
 /**

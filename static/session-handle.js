@@ -63,6 +63,13 @@ export class SessionHandle {
   get startedFromSnapshot() {
     return this.#connected?.fromSnapshot ?? false;
   }
+  /**
+   * Resolves true once this browser keeps the memory snapshot the next visit boots from (at
+   * once when this one booted from it), false when it will not: no consent, or refused.
+   */
+  async snapshotKept() {
+    return (await this.#client).snapshotKept();
+  }
   /** Resolves once ready and no turn runs: at once when idle, else when the running one settles. */
   async settled() {
     await (await this.#client).settled();

@@ -35,20 +35,6 @@ function read(db, name) {
 }
 
 /**
- * The snapshot's bytes. Chromium keeps a value this large as a file of its own, which may not
- * read back for a moment after it was written (a reload right after a first visit): asked
- * again, a few times, before it counts as missing.
- * @param {IDBDatabase} db
- */
-async function readBytes(db) {
-  for (let attempt = 0; ; attempt++) {
-    const value = await read(db, "bytes").catch(() => undefined);
-    if (value?.byteLength || attempt === 4) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
-  }
-}
-
-/**
  * The snapshot kept for `key`, its bytes a promise (rejected if damaged), or null: none yet,
  * another build's, no storage. The key is read first, so the bytes load while Pyodide does.
  * @param {string} key
@@ -60,7 +46,7 @@ export async function keptSnapshot(key) {
       db.close();
       return null;
     }
-    const bytes = readBytes(db).then((value) => {
+    const bytes = read(db, "bytes").then((value) => {
       const kept = value instanceof Uint8Array ? value : new Uint8Array(value ?? 0);
       if (!looksLikeSnapshot(kept)) throw new Error("it is damaged");
       return kept;
@@ -72,7 +58,10 @@ export async function keptSnapshot(key) {
   }
 }
 
-/** Keeps `bytes` as the one snapshot of this origin, made by the build `key` names. */
+/**
+ * Keeps `bytes` as the one snapshot of this origin, made by the build `key` names: true once
+ * the write has committed, false if the browser refused it.
+ */
 export async function keepSnapshot(/** @type {string} */ key, /** @type {Uint8Array} */ bytes) {
   try {
     const db = await open();
@@ -86,8 +75,10 @@ export async function keepSnapshot(/** @type {string} */ key, /** @type {Uint8Ar
     });
     db.close();
     self.caches?.delete(EARLIER).catch(() => {});
+    return true;
   } catch (error) {
     console.warn(`Chatkeep: this browser could not keep the runtime snapshot (${error?.message}); the next start imports the widget again.`);
+    return false;
   }
 }
 

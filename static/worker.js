@@ -24,10 +24,13 @@ let compression = streams;
 let endpoint = "";
 /** @type {Record<string, string>} the client token, when the host gave the widget one */
 let credentials = {};
+/** Whether this browser holds the snapshot the next visit boots from, once that is known. */
+let snapshotKept = Promise.resolve(false);
 
 const channel = new Channel(self, {
   [KIND.init]: ({ config, keepSnapshot: mayKeep = true }) => boot(config, mayKeep),
   [KIND.downscale]: ({ file }) => downscaled(file),
+  [KIND.snapshotKept]: () => snapshotKept,
   [KIND.call]: async ({ op, args }) => {
     if (!bridge) throw Object.assign(new Error("The chat is still starting."), { code: "starting" });
     /** `{"result": …}` or `{"error": {message, bug?}}`: parsed here, once; plain data onwards */
@@ -179,7 +182,10 @@ async function boot(config, mayKeep = true) {
     await Promise.all([python, fetchModels()]);
   bridge = startBridge(pyodide, { ...config, models, maxToolCalls, syncOffered });
   const start = JSON.parse(await bridge.start());
-  if (made && key && mayKeep) keepSnapshot(key, made); // for the next visit, after ready
+  // For the next visit, after ready. A page closed before the write commits loses it (the
+  // next visit makes it again): `snapshotKept` says when it is safe.
+  snapshotKept = fromSnapshot ? Promise.resolve(true)
+    : made && key && mayKeep ? keepSnapshot(key, made) : Promise.resolve(false);
   if (install) setTimeout(() => install().catch((error) => console.warn(`Chatkeep: ${error.message}`)));
   return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
 }

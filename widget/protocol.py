@@ -13,6 +13,7 @@ A message between the page and the worker is one of `MESSAGE_KINDS`, with the pa
     {type: "event", kind, data}                worker → page: a change, `data` as `EVENT_DATA`
     {id, type: <one of REQUESTS>, ...}         worker → page: what only the page can do
     {id, type: "downscale", file}              page → worker: an image made small
+    {id, type: "snapshotKept"}                 page → worker: is the next visit's snapshot kept
 
 A payload's shape maps each field to a type: `string`, `number`, `boolean`, `object`, `array`,
 `null`, `any`, or several joined by `|`; a field whose name ends in `?` may be left out.
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-MESSAGE_KINDS = ("init", "call", "reply", "error", "event", "downscale")
+MESSAGE_KINDS = ("init", "call", "reply", "error", "event", "downscale", "snapshotKept")
 #: What the worker asks of the page: localStorage, the host's own history store, a tool.
 REQUESTS = ("storage", "historyStore", "callTool")
 #: What Python tells the page changed (see `widget.changes`).
@@ -51,6 +52,8 @@ PAYLOADS: dict[str, Shape] = {
     "callTool": {"name": "string", "arguments": "object"},
     # an image the page hands the worker to make small (static/downscale.js): the File back
     "downscale": {"file": "any"},
+    # answered true once the memory snapshot the next visit boots from is kept (static/worker.js)
+    "snapshotKept": {},
 }
 
 #: The `data` of each event.

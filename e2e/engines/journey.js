@@ -90,24 +90,9 @@ globalThis.journey = {
     return this.transcript();
   },
 
-  /** Until this origin keeps Python's memory snapshot (static/snapshot-store.js). */
+  /** Until this origin keeps Python's memory snapshot (static/snapshot-store.js): true once kept. */
   async snapshotKept() {
-    const kept = () => new Promise((resolve) => {
-      const request = indexedDB.open("chatkeep-python", 1);
-      request.onupgradeneeded = () => request.result.createObjectStore("snapshot");
-      request.onerror = () => resolve(false);
-      request.onsuccess = () => {
-        const read = request.result.transaction("snapshot").objectStore("snapshot").get("key");
-        read.onsuccess = () => { request.result.close(); resolve(Boolean(read.result)); };
-        read.onerror = () => { request.result.close(); resolve(false); };
-      };
-    });
-    const deadline = Date.now() + 30_000;
-    while (!(await kept())) {
-      if (Date.now() > deadline) throw new Error("timed out waiting for the runtime snapshot to be kept");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return true;
+    return this.widget().session.snapshotKept();
   },
 
   startedFromSnapshot() {
