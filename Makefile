@@ -21,6 +21,9 @@ WIDGET_SOURCES := $(wildcard widget/*.py) pyproject.toml tools/widget_wheel.py
 WHEEL := $(RUNTIME)/widget.whl
 STDLIB := $(RUNTIME)/pyodide/widget_stdlib.zip
 MINIFIED := $(RUNTIME)/min/.stamp
+# pypdf, for attached PDFs: fetched by the worker only when a person attaches one
+PYPDF_VERSION := $(shell sed -n 's/.*"pypdf==\([0-9.]*\)".*/\1/p' pyproject.toml)
+PYPDF := $(RUNTIME)/pdf/pypdf.whl
 TEST_WHEELS := build/test-wheels/.stamp
 BROWSER_STAMP := build/.browser
 REDIS_STAMP := build/.redis
@@ -30,7 +33,7 @@ ENGINES_STAMP := build/.engines
 .PHONY: setup serve test lint typecheck test-unit test-pyodide test-e2e bench dist clean
 .DELETE_ON_ERROR:
 
-setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp $(STDLIB) $(MINIFIED)
+setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp $(PYPDF) $(STDLIB) $(MINIFIED)
 
 # Synced history on by default here: an SQLite file in the git-ignored data folder.
 SYNC_STORE ?= sqlite:///$(CURDIR)/data/sync.db
@@ -81,6 +84,13 @@ $(WHEEL): $(WIDGET_SOURCES) $(VENV)/.stamp
 	cd build/dist && ../../$(VENV)/bin/pyodide py-compile --silent *.whl
 	cp build/dist/*-cp313-*.whl $@
 
+# pypdf's wheel from PyPI, py-compiled like the widget's.
+$(PYPDF): pyproject.toml $(VENV)/.stamp
+	rm -rf build/pypdf && mkdir -p build/pypdf $(RUNTIME)/pdf
+	$(PY) -m pip download --quiet --no-deps --only-binary=:all: -d build/pypdf "pypdf==$(PYPDF_VERSION)"
+	cd build/pypdf && ../../$(VENV)/bin/pyodide py-compile --silent *.whl
+	cp build/pypdf/*-cp313-*.whl $@
+
 # Pyodide's runtime, its standard library py-compiled (boots ~3x faster), and the vendored
 # browser packages, each with a .gz beside it for the server to send precompressed.
 $(RUNTIME)/.stamp: static/node_modules/.package-lock.json $(VENV)/.stamp
@@ -101,7 +111,8 @@ dist: setup
 	$(PY) -m build --wheel --no-isolation --outdir dist . >/dev/null
 	@ls dist/chatkeep-$(VERSION)-py3-none-any.whl
 
-# The standard library the widget ships: only the modules it imports (a third of the whole).
+# The standard library the widget ships: only the modules it imports (a third of the whole);
+# beside pypdf, the modules reading a PDF needs on top of those.
 # The browser makes its own memory snapshot on a first visit (static/worker.js).
 # The element's scripts minified one by one, as browsers get them under the build's digest.
 $(MINIFIED): $(wildcard static/*.js static/i18n/*.js) tools/minify.mjs static/node_modules/.package-lock.json
@@ -109,7 +120,7 @@ $(MINIFIED): $(wildcard static/*.js static/i18n/*.js) tools/minify.mjs static/no
 	node tools/minify.mjs static $(RUNTIME)/min
 	touch $@
 
-$(STDLIB): $(WHEEL) $(RUNTIME)/.stamp tools/stdlib_subset.mjs
+$(STDLIB): $(WHEEL) $(PYPDF) $(RUNTIME)/.stamp tools/stdlib_subset.mjs tools/sample_pdf.py
 	node tools/stdlib_subset.mjs $(RUNTIME)
 
 $(TEST_WHEELS): tests/pyodide/requirements.txt $(VENV)/.stamp

@@ -28,6 +28,7 @@ from bench.kept import bench_kept
 from bench.lazy import bench_lazy
 from bench.metrics_cost import bench_metrics_cost
 from bench.page import bench_page
+from bench.pdf import bench_pdf
 from bench.scale import bench_scale
 from bench.sync import bench_sync
 from server import Settings, create_app
@@ -135,7 +136,7 @@ def main() -> int:
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
             + bench_first_byte() + bench_metrics_cost() + bench_scale() + bench_kept()
             + bench_density() + bench_boot() + bench_engines() + bench_lazy() + bench_page()
-            + bench_sync() + bench_attach())  # fmt: skip
+            + bench_sync() + bench_attach() + bench_pdf())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
     for r in rows:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from pages import host_page, log, widget
 from playwright.sync_api import Page, expect
 
@@ -60,3 +61,69 @@ def test_right_to_left(page: Page) -> None:
     assert user_box and answer_box
     assert user_box["x"] < answer_box["x"] + answer_box["width"] / 2  # the person's side flips
     assert log(page).evaluate("el => getComputedStyle(el).direction") == "rtl"
+
+
+# Every control of the widget a person can reach in a conversation and on the history page,
+# with the name assistive technology gives it and whether it is visible.
+CONTROLS = """() => {
+  const root = document.querySelector('chat-widget').shadowRoot;
+  const named = (node) => node.getAttribute('aria-label')
+    || (node.labels?.[0]?.textContent ?? '').trim() || node.textContent.trim();
+  return [...root.querySelectorAll('button, select, textarea, input:not([type=file])')]
+    .filter((node) => node.checkVisibility())
+    .map((node) => [node.className || node.tagName.toLowerCase(), named(node)]);
+}"""
+NEW_LANGUAGES = ["fr", "es", "it", "pt", "ja", "zh", "ar"]
+
+
+def controls_in_every_state(page: Page) -> list[list[str]]:
+    """The controls of an empty chat, of a conversation, and of the history page."""
+    seen = page.evaluate(CONTROLS)
+    widget(page).send("My name is Ana")
+    seen += page.evaluate(CONTROLS)
+    page.locator("chat-widget .history-button").click()
+    expect(page.locator("chat-widget .history-page")).to_be_visible()
+    return [*seen, *page.evaluate(CONTROLS)]
+
+
+@pytest.mark.parametrize("lang", NEW_LANGUAGES)
+def test_every_control_is_named_in_the_language(page: Page, lang: str) -> None:
+    host_page(page, 'history="memory"')
+    english = controls_in_every_state(page)
+    host_page(page, f'history="memory" lang="{lang}"')
+    translated = controls_in_every_state(page)
+    assert [kind for kind, _ in translated] == [kind for kind, _ in english]
+    # A name left in English (or none at all) is a string the table misses; "×" and the
+    # like are symbols, some words are the same in both (French "Options"), and the
+    # conversation's own title is the person's words.
+    same = {name for (_, name), (_, said) in zip(english, translated, strict=True)
+            if name == said and any(c.isalpha() for c in name)}  # fmt: skip
+    assert same <= {"Options", "Message", "Conversation", "My name is Ana"}, same
+    assert all(name for _, name in translated)
+
+
+def test_arabic_is_written_right_to_left_by_itself(page: Page) -> None:
+    host_page(page, 'history="memory" lang="ar"')
+    expect(page.get_by_role("button", name="إرسال")).to_be_visible()
+    widget(page).send("My name is Dana")
+    arabic_log = page.get_by_role("log", name="المحادثة")
+    user = arabic_log.locator("article[data-role=user]")
+    answer = arabic_log.locator("article[data-role=assistant]")
+    user_box, answer_box = user.bounding_box(), answer.bounding_box()
+    assert user_box and answer_box
+    assert user_box["x"] < answer_box["x"] + answer_box["width"] / 2  # the person's side flips
+    assert arabic_log.evaluate("el => getComputedStyle(el).direction") == "rtl"
+    # The page's own `dir` wins over the language's.
+    host_page(page, 'history="memory" lang="ar" dir="ltr"')
+    assert arabic_log.evaluate("el => getComputedStyle(el).direction") == "ltr"
+
+
+def test_history_counts_take_the_language_s_plural_forms(page: Page) -> None:
+    host_page(page, 'history="local" lang="ar"')
+    for name in ("Ana", "Badr"):
+        widget(page).send(f"My name is {name}")
+        page.get_by_role("button", name="محادثة جديدة").first.click()
+    page.locator("chat-widget .history-button").click()
+    with page.expect_download():
+        page.get_by_role("button", name="تصدير").click()
+    expect(page.locator("chat-widget .history-page .status")).to_have_text("صُدِّرت محادثتان.")

@@ -26,6 +26,9 @@ ASSET_SUFFIXES = (".js", ".mjs", ".css", ".svg", ".json", ".wasm", ".zip", ".whl
 # python_stdlib.zip is the whole standard library (bare Pyodide, for the benchmarks): served,
 # but never needed offline, where the widget ships its own third of it.
 NOT_OFFLINE = {"python_stdlib.zip"}
+# Loaded only when a person attaches a PDF (static/pdf-reader.js): part of the build, but not
+# fetched ahead for offline use, so no visit pays for them before that.
+ON_DEMAND = {"pypdf.whl", "pdf_stdlib.zip"}
 #: the runtime folder's copy of the element's scripts, minified (tools/minify.mjs)
 MINIFIED = "min"
 
@@ -80,7 +83,8 @@ class OfflineManifest:
 
     def body(self) -> dict[str, object]:
         digest = self.build.digest()
-        files = [f"v/{digest}/{name}" for name, _ in self.build.files()]
+        files = [f"v/{digest}/{name}" for name, _ in self.build.files()
+                 if PurePosixPath(name).name not in ON_DEMAND]  # fmt: skip
         return {"build": digest, "files": ["chat-widget.js", *files]}
 
     async def endpoint(self, request: Request) -> Response:

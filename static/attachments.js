@@ -1,9 +1,10 @@
 // Files attached to the next message (chosen, dropped on the chat or pasted into the
-// composer): images downscaled, read as Base64, within a budget, shown as chips.
+// composer): made ready (images downscaled, PDFs as their text), read as Base64, within a
+// budget, shown as chips.
 
 import { downscaled } from "./downscale.js";
 
-/** @typedef {(file: File) => Promise<File>} Downscale */
+/** @typedef {(file: File) => Promise<File>} Prepare */
 
 /** @typedef {{name: string, mime: string, data: string}} Attachment */
 
@@ -14,16 +15,16 @@ export class AttachmentTray {
   #limit;
   #alert;
   #t;
-  /** @type {Downscale} */
-  #downscale;
+  /** @type {Prepare} */
+  #prepare;
 
   /**
    * @param {ShadowRoot} root  holding `.files` (the chips), `.file-input` and `.attach`
-   * @param {{limit: () => number, alert: (text: string) => void,
-   *   t: import("./strings.js").Lookup, downscale?: Downscale}} options  `alert("")` clears
+   * @param {{limit: () => number, alert: (said: string | import("./strings.js").Notice) => void,
+   *   t: import("./strings.js").Lookup, prepare?: Prepare}} options  `alert("")` clears
    */
-  constructor(root, { limit, alert, t, downscale = downscaled }) {
-    this.#downscale = downscale;
+  constructor(root, { limit, alert, t, prepare = downscaled }) {
+    this.#prepare = prepare;
     this.#list = /** @type {HTMLElement} */ (root.querySelector(".files"));
     this.#limit = limit;
     this.#alert = alert;
@@ -79,7 +80,14 @@ export class AttachmentTray {
     const limit = this.#limit();
     let total = this.#files.reduce((sum, file) => sum + Math.floor((file.data.length * 3) / 4), 0);
     for (const picked of chosen) {
-      const file = await this.#downscale(picked);
+      /** @type {File} */
+      let file;
+      try {
+        file = await this.#prepare(picked);
+      } catch (error) { // a PDF without text: said, naming it
+        this.#alert({ message: error.message, code: error.code ?? "", params: error.params ?? {} });
+        continue;
+      }
       if (total + file.size > limit) {
         const room = file.size > limit ? "" : this.#t("file.room");
         this.#alert(this.#t("file.too-large", {

@@ -4,7 +4,7 @@
 import { askApproval } from "./approval.js";
 import { imageHosts, language, mode, storagePrefix } from "./settings.js";
 import { Composer } from "./composer.js";
-import { downscaled } from "./downscale.js";
+import { prepareFile } from "./prepare-file.js";
 import { showGreeting, wireGreeting } from "./greeting.js";
 import { showMeta, wireOptionsMenu } from "./header.js";
 import { HistoryView } from "./history-view.js";
@@ -75,7 +75,7 @@ export class ChatView {
     });
     this.#composer = new Composer(root, {
       t,
-      downscale: (file) => (this.#client ? this.#client.downscale(file) : downscaled(file)),
+      prepare: (file) => prepareFile(file, this.#client),
       limit: () => host.maxAttachmentBytes,
       alert: (text) => (text ? this.#notices.alert(text) : this.#notices.clear()),
       send: (text, attachments) => this.#act("send", { text, attachments }),

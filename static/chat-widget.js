@@ -30,6 +30,7 @@ import "./markdown.js";
 import "./math.js";
 import "./message-actions.js";
 import "./notices.js";
+import "./prepare-file.js";
 import "./protocol.js";
 import "./read-aloud.js";
 import "./rpc.js";

@@ -17,7 +17,6 @@ import { storedList, storedOpening } from "./stored.js";
 import { HostTools } from "./host-tools.js";
 import { nextDraft } from "./draft.js";
 import { Consent } from "./consent.js";
-import { downscaled } from "./downscale.js";
 import { startWorker, WORKER_URL } from "./worker-start.js";
 
 /**
@@ -182,17 +181,19 @@ export class WidgetClient extends EventTarget {
     navigator.storage?.persist?.().catch(() => {});
   }
 
-  /** `file` made small enough for a message (≤ 2048 px): in the worker once it runs, else the page.
-   * @param {File} file @returns {Promise<File>} */
-  async downscale(file) {
-    if (!this.#isReady || !file.type.startsWith("image/")) return downscaled(file);
-    return /** @type {Channel} */ (this.#channel).request(KIND.downscale, { file }).catch(() => downscaled(file));
+  get isReady() { // once Python runs
+    return this.#isReady;
   }
 
-  /** Whether the memory snapshot the next visit boots from is kept, once that is known. */
-  async snapshotKept() {
+  /**
+   * Asks the worker itself (protocol.js `KIND`: a file made ready, the snapshot kept), once
+   * Python runs; starts it if need be.
+   * @param {string} kind @param {Record<string, unknown>} fields
+   */
+  async ask(kind, fields = {}) {
+    this.start();
     await this.#ready.promise;
-    return /** @type {Channel} */ (this.#channel).request(KIND.snapshotKept);
+    return /** @type {Channel} */ (this.#channel).request(kind, fields);
   }
 
   /** @param {ToolDefinition} tool */

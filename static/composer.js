@@ -15,17 +15,17 @@ export class Composer {
   /**
    * @param {ShadowRoot} root  holding the `.composer` form, its textarea, `.send` and `.stop`
    * @param {{t: import("./strings.js").Lookup, limit: () => number,
-   *   alert: (text: string) => void, send: (text: string, attachments: object[]) => void,
+   *   alert: (said: string | import("./strings.js").Notice) => void, send: (text: string, attachments: object[]) => void,
    *   stop: () => void, lang: () => string,
-   *   downscale?: (file: File) => Promise<File>}} options  `alert("")` clears; `lang`: the
-   *   language dictation listens for; `downscale`: images made small (off the main thread)
+   *   prepare?: (file: File) => Promise<File>}} options  `alert("")` clears; `lang`: the
+   *   language dictation listens for; `prepare`: a file made ready (./prepare-file.js)
    */
-  constructor(root, { t, limit, alert, send, stop, lang, downscale }) {
+  constructor(root, { t, limit, alert, send, stop, lang, prepare }) {
     const form = /** @type {HTMLFormElement} */ (root.querySelector(".composer"));
     this.#field = /** @type {HTMLTextAreaElement} */ (form.querySelector("textarea"));
     this.#send = /** @type {HTMLButtonElement} */ (form.querySelector(".send"));
     this.#stop = /** @type {HTMLButtonElement} */ (form.querySelector(".stop"));
-    this.#tray = new AttachmentTray(root, { t, limit, alert, downscale });
+    this.#tray = new AttachmentTray(root, { t, limit, alert, prepare });
     const dictate = /** @type {HTMLButtonElement} */ (form.querySelector(".dictate"));
     this.#dictation = new Dictation(dictate, this.#field, { t, alert, lang });
     this.#onSend = send;

@@ -73,7 +73,7 @@ export class HistoryView {
     link.click();
     link.remove();
     setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-    this.#status(this.#actions.t(count === 1 ? "exported.one" : "exported.many", { count }));
+    this.#status(this.#actions.t("exported", { count }));
   }
 
   /** @param {File} file */
@@ -87,10 +87,9 @@ export class HistoryView {
     const done = /** @type {{imported: number, skipped: number} | undefined} */ (await this.#actions.importAll(await file.text()));
     if (done && typeof done.imported === "number") {
       const { imported: count, skipped } = done;
-      const key = count === 0 ? "imported.none" : count === 1 ? "imported.one" : "imported.many";
-      let said = this.#actions.t(key, { count });
+      let said = this.#actions.t(count === 0 ? "imported.none" : "imported", { count });
       // What did not fit is named: an import never makes room by giving up what was kept.
-      if (skipped > 0) said += ` ${this.#actions.t(skipped === 1 ? "import.skipped.one" : "import.skipped.many", { count: skipped })}`;
+      if (skipped > 0) said += ` ${this.#actions.t("import.skipped", { count: skipped })}`;
       this.#status(said);
     }
   }

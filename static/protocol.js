@@ -21,6 +21,8 @@ export const KIND = Object.freeze({
   downscale: "downscale",
   /** whether the snapshot the next visit boots from is kept (answered once it is known) */
   snapshotKept: "snapshotKept",
+  /** a PDF attached to a message, as its text (static/pdf-reader.js) */
+  pdfText: "pdfText",
 });
 /** What the worker asks of the page: localStorage, the host's own history store, a tool. */
 export const REQUEST = Object.freeze({ storage: "storage", historyStore: "historyStore", callTool: "callTool" });
@@ -47,6 +49,7 @@ export const PAYLOAD = Object.freeze({
   callTool: { name: "string", arguments: "object" },
   downscale: { file: "any" },
   snapshotKept: {},
+  pdfText: { file: "any" },
 });
 
 /**

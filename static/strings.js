@@ -1,5 +1,7 @@
 // The widget's strings: one table per language (static/i18n/<code>.js), English the default
-// and the fallback for any key a table leaves out.
+// and the fallback for any key a table leaves out. A string said of a number of things has a
+// key per plural form of the language (`exported.one`, `exported.other`; Arabic has six:
+// Intl.PluralRules names them), picked by the `count` it is given.
 
 import en from "./i18n/en.js";
 
@@ -14,14 +16,17 @@ import en from "./i18n/en.js";
  * @typedef {{message: string, code?: string, params?: Record<string, unknown>}} Notice
  */
 /**
- * A `Lookup`, and `t.notice(notice)`: a notice in this language (`error.<code>` of the
- * table), or its English message as it arrived (in English, and where a table has no such
- * code).
- * @typedef {Lookup & {notice: (notice: Notice | string) => string}} Translate
+ * A `Lookup`, `t.notice(notice)`: a notice in this language (`error.<code>` of the table),
+ * or its English message as it arrived (in English, and where a table has no such code);
+ * `t.lang` the language and `t.dir` its direction ("rtl" or "ltr").
+ * @typedef {Lookup & {notice: (notice: Notice | string) => string, lang: string, dir: "rtl" | "ltr"}} Translate
  */
 
+/** The languages written right to left, of those the widget may be given. */
+const RIGHT_TO_LEFT = new Set(["ar", "fa", "he", "ur"]);
+
 /** The English strings, ready at once. */
-export const english = translator(en);
+export const english = translator("en", en);
 
 /**
  * The strings of `lang` (`de`, `de-AT`, …), English where a table has no such key or there is
@@ -37,21 +42,28 @@ export async function loadStrings(lang) {
       import(new URL(`./i18n/${code}.js`, import.meta.url).href),
       import(new URL("./i18n/errors.js", import.meta.url).href),
     ]);
-    return translator({ ...en, ...language.default }, errors.default);
+    return translator(code, { ...en, ...language.default }, errors.default);
   } catch {
     return english;
   }
 }
 
 /**
+ * @param {string} lang
  * @param {Record<string, string>} table
  * @param {Record<string, string>} englishErrors  the English templates of `error.<code>`: a
  *   sentence that arrived without its values has them read back by its template
  * @returns {Translate}
  */
-function translator(table, englishErrors = {}) {
+function translator(lang, table, englishErrors = {}) {
+  const plurals = new Intl.PluralRules(lang);
+  /** The template of `key`, in the plural form `count` takes when there is one for it. */
+  const template = (/** @type {string} */ key, /** @type {unknown} */ count) => {
+    if (typeof count !== "number") return table[key];
+    return table[`${key}.${plurals.select(count)}`] ?? table[`${key}.other`] ?? table[key];
+  };
   const t = (/** @type {string} */ key, /** @type {Record<string, string | number>} */ values = {}) =>
-    fill(table[key] ?? key, values);
+    fill(template(key, values.count) ?? key, values);
   const notice = (/** @type {Notice | string} */ said) => {
     if (typeof said === "string") return said;
     const params = said.params ?? {};
@@ -59,9 +71,11 @@ function translator(table, englishErrors = {}) {
     if (!said.code || !(key in table)) return said.message;
     // A notice without its values (from an older server) has them read back from its English.
     const values = Object.keys(params).length ? params : readBack(englishErrors[key] ?? "", said.message);
-    return values ? fill(table[key], /** @type {Record<string, string | number>} */ (values)) : said.message;
+    if (!values) return said.message;
+    const count = Number.isInteger(Number(values.count)) ? Number(values.count) : undefined;
+    return fill(template(key, count), /** @type {Record<string, string | number>} */ (values));
   };
-  return Object.assign(t, { notice });
+  return Object.assign(t, { notice, lang, dir: /** @type {"rtl" | "ltr"} */ (RIGHT_TO_LEFT.has(lang) ? "rtl" : "ltr") });
 }
 
 /** @param {string} template @param {Record<string, string | number>} values */

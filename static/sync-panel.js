@@ -6,7 +6,7 @@
 /** @typedef {import("./client.js").WidgetClient} WidgetClient */
 
 /** English; other languages in static/i18n/<lang>.js under the same keys. */
-const EN = {
+export const SYNC_STRINGS = {
   "sync.heading": "Synced history",
   "sync.devices": "Sync devices",
   "sync.use": "Use a sync code",
@@ -35,7 +35,7 @@ const FRAGMENT = /(?:^#|&)chatkeep-sync=([A-Za-z0-9-]+)/;
 export async function startSyncing({ host, client, page, t, act }) {
   const ending = new AbortController();
   const signal = ending.signal;
-  const say = (/** @type {keyof EN} */ key) => (t(key) === key ? EN[key] : t(key));
+  const say = (/** @type {keyof SYNC_STRINGS} */ key) => (t(key) === key ? SYNC_STRINGS[key] : t(key));
   const panel = build(page, say);
   const show = (/** @type {{offered: boolean, connected: boolean, state: string}} */ status) => {
     panel.section.hidden = false;
@@ -111,7 +111,7 @@ export async function startSyncing({ host, client, page, t, act }) {
 
 /**
  * The section on the history page and its two dialogs.
- * @param {HTMLElement} page @param {(key: keyof EN) => string} say
+ * @param {HTMLElement} page @param {(key: keyof SYNC_STRINGS) => string} say
  */
 function build(page, say) {
   const section = document.createElement("section");
@@ -140,7 +140,7 @@ function build(page, say) {
       </form>
     </dialog>`;
   const $ = (/** @type {string} */ selector) => /** @type {any} */ (section.querySelector(selector));
-  const text = /** @type {[string, keyof EN][]} */ ([
+  const text = /** @type {[string, keyof SYNC_STRINGS][]} */ ([
     [".sync-devices", "sync.devices"], [".sync-use", "sync.use"], [".sync-stop", "sync.stop"],
     [".sync-show", "sync.show"], [".sync-private", "sync.private"], [".sync-done", "sync.done"],
     [".sync-code-label", "sync.code"], [".sync-connect", "sync.connect"], [".sync-cancel", "sync.cancel"],

@@ -1,7 +1,5 @@
 // The element's shadow DOM, with every string marked by its key in the language tables.
 
-/** @typedef {import("./strings.js").Lookup} Lookup */
-
 const STYLESHEET = new URL("./chat-widget.css", import.meta.url).href;
 export const THINKING_LEVELS = ["off", "low", "medium", "high"];
 
@@ -87,10 +85,13 @@ export const TEMPLATE = `
 const TOOLTIPS = { options: "options.title", attach: "attach.title", download: "download.title", dictate: "dictate.title" };
 
 /**
- * Puts the strings of `t` into everything marked in the template.
- * @param {ShadowRoot} root @param {Lookup} t
+ * Puts the strings of `t` into everything marked in the template, written in the language's
+ * direction (Arabic right to left) unless the page gave the element a `dir` of its own.
+ * @param {ShadowRoot} root @param {import("./strings.js").Translate} t
  */
 export function localize(root, t) {
+  const dir = root.host.hasAttribute("dir") || t.dir === "ltr" ? "" : t.dir;
+  for (const node of root.children) if (node instanceof HTMLElement && node.tagName !== "STYLE") node.dir = dir;
   for (const node of root.querySelectorAll("[data-t]")) node.textContent = t(node.getAttribute("data-t") ?? "");
   for (const node of root.querySelectorAll("[data-t-label]")) {
     const key = node.getAttribute("data-t-label") ?? "";

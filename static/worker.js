@@ -9,6 +9,7 @@ import { EVENT, KIND, REQUEST, STORAGE, storageKey } from "./protocol.js";
 import { Channel, ReplyError } from "./rpc.js";
 import { openStream } from "./sse.js";
 import { downscaled } from "./downscale.js";
+import { pdfText } from "./pdf-reader.js";
 import { BUILD } from "./served-from.js";
 import { forgetSnapshot, keepSnapshot, keptSnapshot } from "./snapshot-store.js";
 import { SyncClient } from "./sync-client.js";
@@ -26,11 +27,14 @@ let endpoint = "";
 let credentials = {};
 /** Whether this browser holds the snapshot the next visit boots from, once that is known. */
 let snapshotKept = Promise.resolve(false);
+/** Settles once the widget's files are in place (after ready on a snapshot's boot). */
+let installed = Promise.resolve();
 
 const channel = new Channel(self, {
   [KIND.init]: ({ config, keepSnapshot: mayKeep = true }) => boot(config, mayKeep),
   [KIND.downscale]: ({ file }) => downscaled(file),
   [KIND.snapshotKept]: () => snapshotKept,
+  [KIND.pdfText]: async ({ file }) => pdfText((await python).pyodide, installed, file, RUNTIME),
   [KIND.call]: async ({ op, args }) => {
     if (!bridge) throw Object.assign(new Error("The chat is still starting."), { code: "starting" });
     /** `{"result": …}` or `{"error": {message, bug?}}`: parsed here, once; plain data onwards */
@@ -186,7 +190,10 @@ async function boot(config, mayKeep = true) {
   // next visit makes it again): `snapshotKept` says when it is safe.
   snapshotKept = fromSnapshot ? Promise.resolve(true)
     : made && key && mayKeep ? keepSnapshot(key, made) : Promise.resolve(false);
-  if (install) setTimeout(() => install().catch((error) => console.warn(`Chatkeep: ${error.message}`)));
+  if (install) {
+    installed = new Promise((resolve) => setTimeout(resolve)).then(install);
+    installed.catch((error) => console.warn(`Chatkeep: ${error.message}`));
+  }
   return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
 }
 

@@ -9,9 +9,14 @@
 // conversation through it (a turn with a tool, storing, export and import, a failure's
 // traceback), plus whole packages that load their parts by name at run time, and the text
 // codecs a page may name.
+//
+// Then `pdf/pdf_stdlib.zip`: the modules reading a PDF with pypdf (runtime/pdf/pypdf.whl)
+// loads on top of those (a PDF read, one with a password tried), fetched with pypdf only when
+// a person attaches a PDF (static/pdf-reader.js).
 
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const WHOLE_PACKAGES = ["pyodide", "_pyodide", "json", "collections", "re"];
 // Text codecs a page may name (the rest of `encodings` is legacy code pages).
@@ -24,7 +29,7 @@ const pyodide = await loadPyodide({ indexURL: `${pyodideDir}/`, stdLibURL: join(
 const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
 pyodide.unpackArchive(new Uint8Array(readFileSync(join(runtime, "widget.whl"))), "wheel", { extractDir: sitePackages });
 pyodide.FS.mkdirTree("/out");
-pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: pyodideDir }, "/out");
+pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: runtime }, "/out");
 pyodide.globals.set("whole_packages", pyodide.toPy(WHOLE_PACKAGES));
 pyodide.globals.set("codecs", pyodide.toPy(CODECS));
 
@@ -108,10 +113,53 @@ with zipfile.ZipFile("/lib/python313.zip") as full:
             init = "/".join(parts[:depth]) + "/__init__.pyc"
             if init in every:
                 names.add(init)
-    with zipfile.ZipFile("/out/widget_stdlib.zip", "w", zipfile.ZIP_DEFLATED) as subset:
+    with zipfile.ZipFile("/out/pyodide/widget_stdlib.zip", "w", zipfile.ZIP_DEFLATED) as subset:
         for info in full.infolist():
             if info.filename in names:
                 subset.writestr(info, full.read(info.filename))
 len(names)
 `);
 console.log(`widget_stdlib.zip: ${kept} files`);
+
+// What reading a PDF loads besides: the widget's modules are in memory already.
+pyodide.unpackArchive(new Uint8Array(readFileSync(join(runtime, "pdf", "pypdf.whl"))), "wheel", { extractDir: sitePackages });
+const samples = pyodide.toPy({ __name__: "sample_pdf" });
+pyodide.runPython(readFileSync(join(dirname(fileURLToPath(import.meta.url)), "sample_pdf.py"), "utf8"), { globals: samples });
+pyodide.globals.set("sample_pdf", samples.get("sample_pdf"));
+const added = pyodide.runPython(`
+import io, zipfile
+import widget.pdf_text
+from pypdf import PdfReader, PdfWriter
+
+before = {origin for module in list(sys.modules.values())
+          if (origin := getattr(getattr(module, "__spec__", None), "origin", None) or "")}
+widget.pdf_text.pdf_text(sample_pdf("Hello", "world"), "a.pdf")
+locked = PdfWriter(clone_from=PdfReader(io.BytesIO(sample_pdf("Secret"))))
+locked.encrypt("password", algorithm="RC4-128")
+out = io.BytesIO()
+locked.write(out)
+for data in (out.getvalue(), b"not a PDF"):
+    try:
+        widget.pdf_text.pdf_text(data, "b.pdf")
+    except widget.pdf_text.PdfUnreadable:
+        pass
+pdf_names = set()
+for module in list(sys.modules.values()):
+    origin = getattr(getattr(module, "__spec__", None), "origin", None) or ""
+    if origin.startswith(stdlib) and origin[len(stdlib):] not in names:
+        pdf_names.add(origin[len(stdlib):])
+with zipfile.ZipFile("/lib/python313.zip") as full:
+    every = full.namelist()
+    for name in list(pdf_names):
+        parts = name.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            init = "/".join(parts[:depth]) + "/__init__.pyc"
+            if init in every and init not in names:
+                pdf_names.add(init)
+    with zipfile.ZipFile("/out/pdf/pdf_stdlib.zip", "w", zipfile.ZIP_DEFLATED) as subset:
+        for info in full.infolist():
+            if info.filename in pdf_names:
+                subset.writestr(info, full.read(info.filename))
+sorted(pdf_names)
+`).toJs();
+console.log(`pdf_stdlib.zip: ${added.length} files (${added.join(", ")})`);

@@ -14,6 +14,7 @@ A message between the page and the worker is one of `MESSAGE_KINDS`, with the pa
     {id, type: <one of REQUESTS>, ...}         worker → page: what only the page can do
     {id, type: "downscale", file}              page → worker: an image made small
     {id, type: "snapshotKept"}                 page → worker: is the next visit's snapshot kept
+    {id, type: "pdfText", file}                page → worker: a PDF's text (widget.pdf_text)
 
 A payload's shape maps each field to a type: `string`, `number`, `boolean`, `object`, `array`,
 `null`, `any`, or several joined by `|`; a field whose name ends in `?` may be left out.
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-MESSAGE_KINDS = ("init", "call", "reply", "error", "event", "downscale", "snapshotKept")
+MESSAGE_KINDS = ("init", "call", "reply", "error", "event", "downscale", "snapshotKept", "pdfText")
 #: What the worker asks of the page: localStorage, the host's own history store, a tool.
 REQUESTS = ("storage", "historyStore", "callTool")
 #: What Python tells the page changed (see `widget.changes`).
@@ -54,6 +55,8 @@ PAYLOADS: dict[str, Shape] = {
     "downscale": {"file": "any"},
     # answered true once the memory snapshot the next visit boots from is kept (static/worker.js)
     "snapshotKept": {},
+    # a PDF the page hands the worker: its text back, or why it has none
+    "pdfText": {"file": "any"},
 }
 
 #: The `data` of each event.

@@ -62,6 +62,10 @@ TEXTS = {
     "storage_full_of_pins": "This browser's storage is full of pinned conversations. Unpin or "
     "forget one to keep this conversation; it stays open here until then.",
     "host_store_failed": "The page's history store failed: {detail}",
+    # a PDF attached to a message (widget.pdf_text)
+    "pdf_locked": "“{file}” is locked with a password, so its text cannot be read.",
+    "pdf_no_text": "“{file}” has no text to read: its pages are pictures (a scan, perhaps).",
+    "pdf_unreadable": "“{file}” could not be read as a PDF.",
     "export_version": "this file is a Chatkeep export of version {version}, and this version of "
     "Chatkeep reads version 1 only: nothing was imported",
 }

@@ -10,9 +10,11 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const CORPUS = process.env.CHATKEEP_CORPUS ?? resolve(ROOT, "../shared/corpus");
 const PYODIDE_DIR = join(ROOT, "static/node_modules/pyodide");
 const WHEEL = join(ROOT, "static/runtime/widget.whl");
+// pypdf as the browser gets it (widget/pdf_text.py reads attached PDFs with it)
+const PYPDF = join(ROOT, "static/runtime/pdf/pypdf.whl");
 const TEST_WHEELS = join(ROOT, "build/test-wheels");
 
-for (const [path, fix] of [[PYODIDE_DIR, "npm ci --prefix static"], [WHEEL, "make setup"], [TEST_WHEELS, "make test"]]) {
+for (const [path, fix] of [[PYODIDE_DIR, "npm ci --prefix static"], [WHEEL, "make setup"], [PYPDF, "make setup"], [TEST_WHEELS, "make test"]]) {
   if (!existsSync(path)) {
     console.error(`${path} is missing: run "${fix}" first.`);
     process.exit(2);
@@ -33,6 +35,7 @@ const install = (path) =>
   pyodide.unpackArchive(new Uint8Array(readFileSync(path)), "wheel", { extractDir: sitePackages });
 for (const name of readdirSync(TEST_WHEELS).filter((n) => n.endsWith(".whl"))) install(join(TEST_WHEELS, name));
 install(WHEEL);
+install(PYPDF);
 
 const { FS } = pyodide;
 FS.mkdirTree("/repo");

@@ -10,6 +10,7 @@ template must be one the code says; en.js must hold each English template word f
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import shutil
 import subprocess
@@ -22,6 +23,8 @@ from typing import Any
 import httpx
 import pytest
 from localclient import TestClient
+from pypdf import PdfReader, PdfWriter
+from sample_pdf import sample_pdf
 
 from server import Settings, create_app
 from server.clients import sign_client_token, verify_client_token
@@ -40,6 +43,7 @@ from widget.hosted_history import HostedHistory
 from widget.keeper import Unheard
 from widget.key_value import Conflict, MemoryKeyValue, StorageFull
 from widget.models import Offer
+from widget.pdf_text import pdf_text
 from widget.snapshots import SnapshotError
 from widget.sync_codes import read_code
 
@@ -298,10 +302,24 @@ def said_about_pins_and_ratings(full: Session) -> list[Notice]:
 
     store.write = always_changed  # type: ignore[method-assign]
     said.append(caught(lambda: pinned.pin(full.conversation.id, False)))
+    # an attached PDF without text: locked, only pictures, not a PDF
+    locked = PdfWriter(clone_from=PdfReader(io.BytesIO(sample_pdf("Secret"))))
+    locked.encrypt("password", algorithm="RC4-128")
+    locked_bytes = io.BytesIO()
+    locked.write(locked_bytes)
+    for pdf in (locked_bytes.getvalue(), sample_pdf(""), b"not a PDF"):
+        said.append(caught(lambda pdf=pdf: pdf_text(pdf, "report.pdf")))
     return said
 
 
-def test_what_python_and_the_server_say_shows_in_german(runtime_dir: Path) -> None:
+#: Every language besides English (static/i18n/), German first: it was the first.
+LANGUAGES = ["de", "fr", "es", "it", "pt", "ja", "zh", "ar"]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_what_python_and_the_server_say_shows_in_each_language(
+    runtime_dir: Path, lang: str
+) -> None:
     said = (
         said_by_limits() + asyncio.run(said_by_upstreams())
         + said_by_the_app(runtime_dir) + said_by_tokens() + said_by_the_widget()
@@ -312,21 +330,25 @@ def test_what_python_and_the_server_say_shows_in_german(runtime_dir: Path) -> No
         + SAID_IN_JAVASCRIPT
     )  # fmt: skip
     assert not [n for n in said if not n["message"] or not n["code"]], "each says a code"
-    script = """
+    script = r"""
       import { loadStrings } from "./static/strings.js";
-      import de from "./static/i18n/de.js";
+      const lang = process.argv[1];
+      const table = (await import(`./static/i18n/${lang}.js`)).default;
       const said = JSON.parse(await new Promise((resolve) => {
         let text = ""; process.stdin.on("data", (d) => (text += d)).on("end", () => resolve(text));
       }));
-      const t = await loadStrings("de");
+      const t = await loadStrings(lang);
       const key = (n) => `error.${n.code}${n.params?.variant ? `.${n.params.variant}` : ""}`;
-      // A German template nothing says: its code was renamed, or it has a typo.
-      const unused = Object.keys(de)
-        .filter((k) => k.startsWith("error.") && !said.some((n) => key(n) === k));
+      const plural = /\.(zero|one|two|few|many|other)$/;
+      // A template nothing says: its code was renamed, or it has a typo (a plural form counts
+      // as said when its code is).
+      const unused = Object.keys(table).filter((k) => k.startsWith("error.")
+        && !said.some((n) => key(n) === k || key(n) === k.replace(plural, "")));
       console.log(JSON.stringify({ german: said.map((n) => t.notice(n)), unused }));
     """
-    run = subprocess.run(["node", "--input-type=module", "-e", script], input=json.dumps(said),
-                         capture_output=True, text=True, cwd=ROOT, timeout=60)  # fmt: skip
+    run = subprocess.run(["node", "--input-type=module", "-e", script, lang],
+                         input=json.dumps(said), capture_output=True, text=True, cwd=ROOT,
+                         timeout=60)  # fmt: skip
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     # (an upstream's own words, `upstream_error`, are shown as they are, in any language)
@@ -334,7 +356,9 @@ def test_what_python_and_the_server_say_shows_in_german(runtime_dir: Path) -> No
                     if (german == n["message"] and n["code"] != "upstream_error")
                     or "{" in german]  # fmt: skip
     assert untranslated == []
-    assert result["unused"] == [], result["unused"]  # every German template is said
+    assert result["unused"] == [], result["unused"]  # every template is said
+    if lang != "de":
+        return
     german = {n["message"]: g for n, g in zip(said, result["german"], strict=True)}
     assert german["Too many requests: the limit is 1 a minute. Try again in 60 seconds."] == (
         "Zu viele Anfragen: erlaubt sind 1 pro Minute. Versuch es in 60 Sekunden noch einmal."
