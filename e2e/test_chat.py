@@ -160,3 +160,23 @@ def test_a_damaged_snapshot_falls_back_to_a_plain_start(page: Page, damage: str)
     assert any("snapshot" in text for text in warnings), warnings
     press_send(page, "My name is Zoe")
     expect(page.locator("article[data-role=assistant]")).to_contain_text("Zoe")
+
+
+@pytest.mark.parametrize("page_can", ["compile", "not compile"])
+def test_the_worker_starts_python_whether_or_not_the_page_compiled_it(
+    page: Page, page_can: str
+) -> None:
+    """The page compiles Pyodide's WebAssembly and hands it to the worker (Chromium caches the
+    compiled code for pages only); a page that cannot leaves the worker to compile it."""
+    page.add_init_script(f"""
+      const own = WebAssembly.compileStreaming;
+      window.compiled = 0;
+      WebAssembly.compileStreaming = (source) => {{
+        window.compiled++;
+        return {"own.call(WebAssembly, source)" if page_can == "compile"
+                else "Promise.reject(new Error('no'))"};
+      }};""")  # fmt: skip
+    host_page(page, 'history="memory"')
+    widget(page).send("My name is Ines")
+    expect(page.locator("article[data-role=assistant]")).to_contain_text("Ines")
+    assert page.evaluate("window.compiled") == 1  # once, by the page, for the worker

@@ -23,6 +23,8 @@ export const KIND = Object.freeze({
   snapshotKept: "snapshotKept",
   /** a PDF attached to a message, as its text (static/pdf-reader.js) */
   pdfText: "pdfText",
+  /** Pyodide's WebAssembly module, compiled by the page (static/worker-start.js), or null */
+  runtime: "runtime",
 });
 /** What the worker asks of the page: localStorage, the host's own history store, a tool. */
 export const REQUEST = Object.freeze({ storage: "storage", historyStore: "historyStore", callTool: "callTool" });
@@ -50,6 +52,7 @@ export const PAYLOAD = Object.freeze({
   downscale: { file: "any" },
   snapshotKept: {},
   pdfText: { file: "any" },
+  runtime: { module: "any" },
 });
 
 /**

@@ -2,7 +2,10 @@
 // before the element's, so an inline chat's worker starts Python while the element sets itself
 // up, and the element takes it. A launcher starts nothing until it is opened.
 
+import { KIND } from "./protocol.js";
+
 export const WORKER_URL = new URL("./worker.js", import.meta.url);
+const RUNTIME_WASM = new URL("./runtime/pyodide/pyodide.asm.wasm", import.meta.url);
 
 /** @type {{worker: Worker, failure: string | null} | null} */
 let early = null;
@@ -41,13 +44,39 @@ export function startWorker(onFailure) {
 
 /** A module worker from any origin: cross-origin scripts are imported from a same-origin blob. */
 function createWorker(/** @type {URL} */ url) {
-  if (url.origin === location.origin) return new Worker(url, { type: "module" });
+  const worker = url.origin === location.origin ? new Worker(url, { type: "module" }) : blobWorker(url);
+  handRuntime(worker);
+  return worker;
+}
+
+function blobWorker(/** @type {URL} */ url) {
   const blobUrl = URL.createObjectURL(new Blob([`import ${JSON.stringify(url.href)};`], { type: "text/javascript" }));
   try {
     return new Worker(blobUrl, { type: "module" });
   } finally {
     setTimeout(() => URL.revokeObjectURL(blobUrl), 60_000);
   }
+}
+
+/**
+ * Pyodide's WebAssembly, compiled here and handed to the worker (null if it could not be):
+ * Chromium finds a returning visitor's compiled code in its cache only for a page, never for
+ * a worker, which would compile 10 MB again on every visit (Firefox gains too). WebKit
+ * compiles no faster here, and its first visit was slower: it compiles in the worker.
+ * `compileStreaming` compiles off the main thread; the worker starts Python with the module.
+ */
+function handRuntime(/** @type {Worker} */ worker) {
+  const webKit = /AppleWebKit/.test(navigator.userAgent) && !/Chrom(e|ium)\//.test(navigator.userAgent);
+  const compiled = typeof WebAssembly?.compileStreaming === "function" && !webKit
+    ? WebAssembly.compileStreaming(fetch(RUNTIME_WASM)).catch(() => null)
+    : Promise.resolve(null);
+  compiled.then((module) => {
+    try {
+      worker.postMessage({ id: "runtime", type: KIND.runtime, module });
+    } catch { // a browser that cannot hand a module to a worker
+      worker.postMessage({ id: "runtime", type: KIND.runtime, module: null });
+    }
+  });
 }
 
 startEarly();

@@ -30,7 +30,16 @@ let snapshotKept = Promise.resolve(false);
 /** Settles once the widget's files are in place (after ready on a snapshot's boot). */
 let installed = Promise.resolve();
 
+/** Pyodide's WebAssembly module as the page compiled it, or null (static/worker-start.js). */
+let receiveRuntime = (/** @type {WebAssembly.Module | null} */ _module) => {};
+const fromPage = new Promise((resolve) => {
+  receiveRuntime = resolve;
+  setTimeout(() => resolve(null), 5000); // a page that never says: compiled here
+});
+useRuntimeFromPage(fromPage);
+
 const channel = new Channel(self, {
+  [KIND.runtime]: ({ module }) => receiveRuntime(module instanceof WebAssembly.Module ? module : null),
   [KIND.init]: ({ config, keepSnapshot: mayKeep = true }) => boot(config, mayKeep),
   [KIND.downscale]: ({ file }) => downscaled(file),
   [KIND.snapshotKept]: () => snapshotKept,
@@ -145,6 +154,22 @@ async function storage(json) {
 }
 
 // -- boot, as numbered stages -------------------------------------------------------------
+
+/**
+ * Pyodide instantiates its WebAssembly once, streaming it: from the page's module when the
+ * page compiled it (warm, from Chromium's code cache), else as Pyodide would.
+ * @param {Promise<WebAssembly.Module | null>} module
+ */
+function useRuntimeFromPage(module) {
+  const own = WebAssembly.instantiateStreaming;
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    WebAssembly.instantiateStreaming = own;
+    const compiled = await module;
+    if (!compiled) return own.call(WebAssembly, source, imports);
+    Promise.resolve(source).then((response) => response.body?.cancel()).catch(() => {});
+    return { module: compiled, instance: await WebAssembly.instantiate(compiled, imports) };
+  };
+}
 
 // The memory snapshot of Python with the widget imported (./snapshot-store.js): a first visit
 // boots plainly and makes it, later ones boot from it. A snapshot only loads into the identical

@@ -15,6 +15,7 @@ A message between the page and the worker is one of `MESSAGE_KINDS`, with the pa
     {id, type: "downscale", file}              page → worker: an image made small
     {id, type: "snapshotKept"}                 page → worker: is the next visit's snapshot kept
     {id, type: "pdfText", file}                page → worker: a PDF's text (widget.pdf_text)
+    {id, type: "runtime", module}              page → worker: Pyodide's compiled WebAssembly
 
 A payload's shape maps each field to a type: `string`, `number`, `boolean`, `object`, `array`,
 `null`, `any`, or several joined by `|`; a field whose name ends in `?` may be left out.
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-MESSAGE_KINDS = ("init", "call", "reply", "error", "event", "downscale", "snapshotKept", "pdfText")
+MESSAGE_KINDS = ("init", "call", "reply", "error", "event", "downscale", "snapshotKept", "pdfText", "runtime")
 #: What the worker asks of the page: localStorage, the host's own history store, a tool.
 REQUESTS = ("storage", "historyStore", "callTool")
 #: What Python tells the page changed (see `widget.changes`).
@@ -57,6 +58,8 @@ PAYLOADS: dict[str, Shape] = {
     "snapshotKept": {},
     # a PDF the page hands the worker: its text back, or why it has none
     "pdfText": {"file": "any"},
+    # Pyodide's WebAssembly module as the page compiled it (Chromium caches it there only)
+    "runtime": {"module": "any"},
 }
 
 #: The `data` of each event.
