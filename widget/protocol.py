@@ -25,7 +25,17 @@ from __future__ import annotations
 
 from typing import Any
 
-MESSAGE_KINDS = ("init", "call", "reply", "error", "event", "downscale", "snapshotKept", "pdfText", "runtime")
+MESSAGE_KINDS = (
+    "init",
+    "call",
+    "reply",
+    "error",
+    "event",
+    "downscale",
+    "snapshotKept",
+    "pdfText",
+    "runtime",
+)
 #: What the worker asks of the page: localStorage, the host's own history store, a tool.
 REQUESTS = ("storage", "historyStore", "callTool")
 #: What Python tells the page changed (see `widget.changes`).
