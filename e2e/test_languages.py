@@ -113,6 +113,9 @@ def test_arabic_is_written_right_to_left_by_itself(page: Page) -> None:
     assert user_box and answer_box
     assert user_box["x"] < answer_box["x"] + answer_box["width"] / 2  # the person's side flips
     assert arabic_log.evaluate("el => getComputedStyle(el).direction") == "rtl"
+    # What the person wrote in English reads left to right inside it.
+    direction = "el => getComputedStyle(el.querySelector('.body')).direction"
+    assert user.evaluate(direction) == "ltr"
     # The page's own `dir` wins over the language's.
     host_page(page, 'history="memory" lang="ar" dir="ltr"')
     assert arabic_log.evaluate("el => getComputedStyle(el).direction") == "ltr"

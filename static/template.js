@@ -23,7 +23,7 @@ export const TEMPLATE = `
 <button type="button" class="launcher" part="launcher" data-t-label="open" aria-expanded="false" hidden>${ICONS.chat}</button>
 <div class="chat" part="chat">
   <header part="header">
-    <h2 class="title" data-t="title.new"></h2>
+    <h2 class="title" dir="auto" data-t="title.new"></h2>
     <button type="button" class="icon options" data-t-label="options" aria-expanded="false" aria-controls="choices">${ICONS.sliders}</button>
     <div class="choices" id="choices">
       <label class="pick"><span data-t="model"></span><select class="model" data-t-label="model"></select></label>

@@ -360,5 +360,8 @@ function button(label, action, index) {
 function element(tag, className) {
   const node = document.createElement(tag);
   node.className = className;
+  // What people and models write runs in its own direction: an English question reads left
+  // to right in an Arabic chat, an Arabic one right to left in any (by its first letter).
+  if (className.startsWith("body")) node.dir = "auto";
   return node;
 }
