@@ -30,12 +30,13 @@ let snapshotKept = Promise.resolve(false);
 /** Settles once the widget's files are in place (after ready on a snapshot's boot). */
 let installed = Promise.resolve();
 
-/** Pyodide's WebAssembly module as the page compiled it, or null (static/worker-start.js). */
+/**
+ * Pyodide's WebAssembly module as the page compiled it, or null (static/worker-start.js): the
+ * page always says which, when its compiling ends (on a slow network, once the 10 MB arrived:
+ * the worker never fetches them a second time).
+ */
 let receiveRuntime = (/** @type {WebAssembly.Module | null} */ _module) => {};
-const fromPage = new Promise((resolve) => {
-  receiveRuntime = resolve;
-  setTimeout(() => resolve(null), 5000); // a page that never says: compiled here
-});
+const fromPage = new Promise((resolve) => (receiveRuntime = resolve));
 useRuntimeFromPage(fromPage);
 
 const channel = new Channel(self, {
