@@ -39,3 +39,20 @@ def test_the_listing_never_enters_development_folders(tmp_path: Path) -> None:
     (runtime / "widget.whl").write_text("x")
     names = [name for name, _ in offline_files(static, runtime)]
     assert names == ["chat-widget.js", "i18n/de.js", "runtime/widget.whl"]
+
+
+def test_pdf_support_is_served_under_the_build_but_not_kept_ahead(runtime_dir: Path) -> None:
+    """pypdf is fetched when a person attaches a PDF, never ahead for offline use; yet it is
+    part of the build, so a new pypdf is a new digest (never an old file kept a year)."""
+    (runtime_dir / "pdf").mkdir()
+    (runtime_dir / "pdf" / "pypdf.whl").write_bytes(b"PK pypdf")
+    (runtime_dir / "pdf" / "pdf_stdlib.zip").write_bytes(b"PK stdlib")
+    with TestClient(create_app(runtime_dir=runtime_dir)) as http:
+        manifest = http.get("/static/offline.json").json()
+        assert not [name for name in manifest["files"] if "/pdf/" in name]
+        wheel = http.get(f"/static/v/{manifest['build']}/runtime/pdf/pypdf.whl")
+        assert wheel.status_code == 200 and wheel.content == b"PK pypdf"
+        assert "immutable" in wheel.headers["cache-control"]
+    (runtime_dir / "pdf" / "pypdf.whl").write_bytes(b"PK pypdf, a newer one")
+    with TestClient(create_app(runtime_dir=runtime_dir)) as http:
+        assert http.get("/static/offline.json").json()["build"] != manifest["build"]
