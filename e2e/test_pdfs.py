@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import io
+from pathlib import Path
 
 from pages import chat_request_bodies, host_page, widget
 from playwright.sync_api import Page, expect
@@ -90,3 +91,18 @@ def test_a_visit_that_started_from_the_snapshot_reads_pdfs_too(page: Page) -> No
     assert {"type": "text", "text": "File notes.pdf:\n\nBuy milk"} in bodies[-1]["messages"][-1][
         "content"
     ]
+
+
+def test_the_picker_offers_pdfs_and_attaches_their_text(page: Page, tmp_path: Path) -> None:
+    bodies = chat_request_bodies(page)
+    host_page(page, 'history="memory"')
+    picker = page.locator("chat-widget .file-input")
+    assert "application/pdf" in (picker.get_attribute("accept") or "")
+    report = tmp_path / "minutes.pdf"
+    report.write_bytes(sample_pdf("Meeting moved to Friday"))
+    picker.set_input_files(report)
+    expect(page.locator("chat-widget .files li")).to_have_text(["📎 minutes.pdf×"])
+    widget(page).send("When is the meeting?")
+    assert {"type": "text", "text": "File minutes.pdf:\n\nMeeting moved to Friday"} in bodies[-1][
+        "messages"
+    ][-1]["content"]

@@ -54,7 +54,7 @@ export const TEMPLATE = `
     <ul class="files" data-t-label="files" hidden></ul>
     <div class="row">
       <button type="button" class="icon attach" data-t-label="attach">${ICONS.clip}</button>
-      <input type="file" class="file-input" multiple hidden accept="image/*,text/*,.md,.json,.csv,.py,.js,.ts,.html,.css,.xml,.yaml,.yml">
+      <input type="file" class="file-input" multiple hidden accept="image/*,text/*,application/pdf,.pdf,.md,.json,.csv,.py,.js,.ts,.html,.css,.xml,.yaml,.yml">
       <textarea data-t-label="message" data-t-placeholder="message" rows="2"></textarea>
       <button type="button" class="icon dictate" data-t-label="dictate" aria-pressed="false" hidden>${ICONS.mic}</button>
       <button type="submit" class="send" data-t="send"></button>
