@@ -254,3 +254,19 @@ def test_token_usage_is_shown_for_the_turn(page: Page) -> None:
     widget(page).send("Count my tokens")
     usage = page.locator("chat-widget").locator(".usage")
     expect(usage).to_have_text(re.compile(r"^[1-9]\d* tokens in, [1-9]\d* out$"))
+
+
+def test_a_file_the_chat_cannot_read_is_refused_naming_it(page: Page, tmp_path: Path) -> None:
+    host_page(page)
+    sent = bodies_sent(page)
+    archive = tmp_path / "photos.zip"
+    archive.write_bytes(b"PK\x03\x04 not for a model")
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Plan")
+    choose_files(page, "Attach", archive, notes)
+    expect(page.get_by_role("alert")).to_have_text(
+        "“photos.zip” is a kind of file the chat cannot read: attach images, PDFs or text files."
+    )
+    expect(page.get_by_role("button", name="Remove photos.zip")).to_have_count(0)
+    expect(page.get_by_role("button", name="Remove notes.md")).to_be_visible()  # the rest attach
+    assert sent == []

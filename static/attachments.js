@@ -88,6 +88,11 @@ export class AttachmentTray {
         this.#alert({ message: error.message, code: error.code ?? "", params: error.params ?? {} });
         continue;
       }
+      const mime = file.type || guessType(file.name);
+      if (!readable(mime)) { // the model would get its name only
+        this.#alert(this.#t("file.unsupported", { file: file.name }));
+        continue;
+      }
       if (total + file.size > limit) {
         const room = file.size > limit ? "" : this.#t("file.room");
         this.#alert(this.#t("file.too-large", {
@@ -101,7 +106,7 @@ export class AttachmentTray {
         this.#alert(this.#t("file.unreadable", { file: file.name }));
         continue;
       }
-      this.#files.push({ name: file.name, mime: file.type || guessType(file.name), data });
+      this.#files.push({ name: file.name, mime, data });
     }
     this.#draw();
   }
@@ -130,6 +135,11 @@ export function readBase64(file) {
     reader.onerror = () => reject(new Error(`“${file.name}” could not be read.`));
     reader.readAsDataURL(file);
   });
+}
+
+/** What reaches the model as what it is: images, text (a PDF has become its text by now). */
+function readable(/** @type {string} */ mime) {
+  return /^(image|text)\//.test(mime) || ["application/json", "application/xml"].includes(mime);
 }
 
 export function guessType(name) {

@@ -86,6 +86,7 @@ export default {
   "file.too-large": "حجم «{file}» هو {size}: يمكن للرسالة الواحدة أن تحمل ملفات حتى {limit}{room}.",
   "file.room": " مع الملفات المرفقة مسبقًا",
   "file.unreadable": "تعذّرت قراءة «{file}».",
+  "file.unsupported": "«{file}» نوع من الملفات لا تستطيع الدردشة قراءته: أرفق صورًا أو ملفات PDF أو ملفات نصية.",
   "thinking.live": "يفكّر…",
   "thought": "التفكير",
   "thought.brief": "فكّر لحظة",

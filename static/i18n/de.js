@@ -75,6 +75,7 @@ export default {
   "file.too-large": "„{file}“ ist {size} groß: eine Nachricht kann {limit} an Dateien tragen{room}.",
   "file.room": " zusammen mit den schon angehängten Dateien",
   "file.unreadable": "„{file}“ konnte nicht gelesen werden.",
+  "file.unsupported": "„{file}“ ist eine Art Datei, die der Chat nicht lesen kann: Häng Bilder, PDFs oder Textdateien an.",
   "thinking.live": "Denkt nach…",
   "thought": "Nachgedacht",
   "thought.brief": "Kurz nachgedacht",

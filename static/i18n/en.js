@@ -79,6 +79,7 @@ export default {
   "file.too-large": "“{file}” is {size}: a message can carry {limit} of files{room}.",
   "file.room": " with the files already attached",
   "file.unreadable": "“{file}” could not be read.",
+  "file.unsupported": "“{file}” is a kind of file the chat cannot read: attach images, PDFs or text files.",
   "thinking.live": "Thinking…",
   "thought": "Thought",
   "thought.brief": "Thought for a moment",

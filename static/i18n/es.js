@@ -76,6 +76,7 @@ export default {
   "file.too-large": "«{file}» ocupa {size}: un mensaje puede llevar {limit} de archivos{room}.",
   "file.room": " contando los que ya están adjuntos",
   "file.unreadable": "No se pudo leer «{file}».",
+  "file.unsupported": "«{file}» es un tipo de archivo que el chat no puede leer: adjunta imágenes, PDF o archivos de texto.",
   "thinking.live": "Pensando…",
   "thought": "Razonamiento",
   "thought.brief": "Lo pensó un momento",

@@ -76,6 +76,7 @@ export default {
   "file.too-large": "« {file} » fait {size} : un message peut porter {limit} de fichiers{room}.",
   "file.room": " en comptant ceux déjà joints",
   "file.unreadable": "Impossible de lire « {file} ».",
+  "file.unsupported": "« {file} » est un type de fichier que le chat ne sait pas lire : joignez des images, des PDF ou des fichiers texte.",
   "thinking.live": "Réflexion…",
   "thought": "Réflexion",
   "thought.brief": "Réflexion éclair",

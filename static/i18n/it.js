@@ -75,6 +75,7 @@ export default {
   "file.too-large": "«{file}» pesa {size}: un messaggio può portare {limit} di file{room}.",
   "file.room": " insieme a quelli già allegati",
   "file.unreadable": "Impossibile leggere «{file}».",
+  "file.unsupported": "«{file}» è un tipo di file che la chat non sa leggere: allega immagini, PDF o file di testo.",
   "thinking.live": "Sta pensando…",
   "thought": "Ragionamento",
   "thought.brief": "Ci ha pensato un attimo",

@@ -72,6 +72,7 @@ export default {
   "file.too-large": "「{file}」は {size} です。1 通のメッセージに添付できるのは{room} {limit} までです。",
   "file.room": "添付済みのファイルと合わせて",
   "file.unreadable": "「{file}」を読み込めませんでした。",
+  "file.unsupported": "「{file}」はチャットで読めない種類のファイルです。画像、PDF、テキストファイルを添付してください。",
   "thinking.live": "考えています…",
   "thought": "思考",
   "thought.brief": "少し考えました",

@@ -76,6 +76,7 @@ export default {
   "file.too-large": "“{file}” tem {size}: uma mensagem pode levar {limit} em arquivos{room}.",
   "file.room": ", somando os que já estão anexados",
   "file.unreadable": "Não foi possível ler “{file}”.",
+  "file.unsupported": "“{file}” é um tipo de arquivo que o chat não consegue ler: anexe imagens, PDFs ou arquivos de texto.",
   "thinking.live": "Pensando…",
   "thought": "Raciocínio",
   "thought.brief": "Pensou por um instante",

@@ -72,6 +72,7 @@ export default {
   "file.too-large": "“{file}”大小为 {size}：一条消息最多可附带 {limit} 的文件{room}。",
   "file.room": "（包括已添加的附件）",
   "file.unreadable": "无法读取“{file}”。",
+  "file.unsupported": "聊天无法读取“{file}”这类文件：请添加图片、PDF 或文本文件。",
   "thinking.live": "正在思考…",
   "thought": "思考过程",
   "thought.brief": "稍作思考",
