@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench import row
-from bench.host import host_site, launch_options, widget_page
-from server.testing import ChatkeepServer
+from bench.host import open_ready, shop_with_widget
 
 MAKE_PHOTO = """async () => {
   const canvas = new OffscreenCanvas(4000, 3000);
@@ -42,25 +41,14 @@ RUNS = 5
 
 
 def bench_attach() -> list[dict[str, Any]]:
-    from playwright.sync_api import sync_playwright
-
-    with (
-        host_site() as (host, pages),
-        ChatkeepServer("--allowed-origin", host) as server,
-        sync_playwright() as playwright,
-    ):
-        pages["/widget"] = widget_page(server.url)
-        browser = playwright.chromium.launch(**launch_options())
-        page = browser.new_context(service_workers="block").new_page()
-        page.goto(f"{host}/widget")
-        page.wait_for_function("window.bootDone === true", timeout=120_000)
+    with shop_with_widget() as (page, url):
+        open_ready(page, url)
         page.evaluate(MAKE_PHOTO)
         results = []
         for _ in range(RUNS):
             results.append(page.evaluate(DROP))
             page.evaluate("document.querySelector('chat-widget').shadowRoot"
                           ".querySelector('.files li button').click()")  # fmt: skip
-        browser.close()
     longest = max(task for _, task in results)
     took = sorted(t for t, _ in results)[RUNS // 2]
     print(f"attach: a 12-megapixel photo downscaled in {took:.0f} ms (median); longest task "

@@ -83,3 +83,30 @@ def host_site() -> Iterator[tuple[str, dict[str, str]]]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@contextmanager
+def shop_with_widget() -> Iterator[tuple[Any, str]]:
+    """A Chromium page (no service worker) and the URL of a shop's page of another origin
+    embedding the widget from a running chat server: open it with `open_ready`."""
+    from playwright.sync_api import sync_playwright
+
+    from server.testing import ChatkeepServer
+
+    with (
+        host_site() as (host, pages),
+        ChatkeepServer("--allowed-origin", host) as server,
+        sync_playwright() as playwright,
+    ):
+        pages["/widget"] = widget_page(server.url)
+        browser = playwright.chromium.launch(**launch_options())
+        try:
+            yield browser.new_context(service_workers="block").new_page(), f"{host}/widget"
+        finally:
+            browser.close()
+
+
+def open_ready(page: Any, url: str) -> None:
+    """Opens `url` and waits until its widget is ready."""
+    page.goto(url)
+    page.wait_for_function("window.bootDone === true", timeout=120_000)

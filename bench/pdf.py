@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import row
-from bench.host import host_site, launch_options, widget_page
-from server.testing import ChatkeepServer
+from bench.host import open_ready, shop_with_widget
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 from sample_pdf import sample_pdf
@@ -42,29 +41,18 @@ RUNS = 5
 
 
 def bench_pdf() -> list[dict[str, Any]]:
-    from playwright.sync_api import sync_playwright
-
     pages_text = [f"Page {n}: revenue grew by {n} percent in region {n % 7}." for n in range(20)]
     report = base64.b64encode(sample_pdf(*pages_text)).decode()
-    with (
-        host_site() as (host, pages),
-        ChatkeepServer("--allowed-origin", host) as server,
-        sync_playwright() as playwright,
-    ):
-        pages["/widget"] = widget_page(server.url)
-        browser = playwright.chromium.launch(**launch_options())
-        page = browser.new_context(service_workers="block").new_page()
+    with shop_with_widget() as (page, url):
         sizes: dict[str, int] = {}
         page.on(
             "requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"])
         )
-        page.goto(f"{host}/widget")
-        page.wait_for_function("window.bootDone === true", timeout=120_000)
+        open_ready(page, url)
         page.wait_for_timeout(1000)  # what follows ready (the snapshot, the wheel) is in too
         before = sum(size for url, size in sizes.items() if "/pdf/" in url)
         results = [page.evaluate(DROP, report) for _ in range(RUNS + 1)]
         on_demand = sum(size for url, size in sizes.items() if "/pdf/" in url)
-        browser.close()
     first, later = results[0], results[1:]
     took = statistics.median(t for t, _ in later)
     longest = max(task for _, task in results)

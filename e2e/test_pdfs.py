@@ -4,13 +4,11 @@ the chat's worker by pypdf, which is fetched only then; a PDF without text is sa
 from __future__ import annotations
 
 import base64
-import io
 from pathlib import Path
 
 from pages import chat_request_bodies, host_page, widget
 from playwright.sync_api import Page, expect
-from pypdf import PdfReader, PdfWriter
-from sample_pdf import sample_pdf
+from sample_pdf import locked_pdf, sample_pdf
 
 # Attaches [name, base64 bytes] as if dropped on the chat.
 DROP = """([name, data]) => {
@@ -26,14 +24,6 @@ DROP = """([name, data]) => {
 
 def encoded(data: bytes) -> str:
     return base64.b64encode(data).decode()
-
-
-def locked(password: str) -> bytes:
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(sample_pdf("Secret plans"))))
-    writer.encrypt(password, owner_password="owner", algorithm="RC4-128")
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
 
 
 def test_a_pdf_s_text_reaches_the_model_with_its_name(page: Page) -> None:
@@ -58,14 +48,18 @@ def test_a_pdf_without_text_is_said_naming_it_and_nothing_attaches(page: Page) -
     files = page.locator("chat-widget .files li")
     for name, data, said in [
         ("scan.pdf", sample_pdf(""), "“scan.pdf” has no text to read: its pages are pictures"),
-        ("locked.pdf", locked("hunter2"), "“locked.pdf” is locked with a password"),
+        (
+            "locked.pdf",
+            locked_pdf("Secret plans", "hunter2"),
+            "“locked.pdf” is locked with a password",
+        ),
         ("broken.pdf", b"%PDF-1.4 not really", "“broken.pdf” could not be read as a PDF."),
     ]:
         page.evaluate(DROP, [name, encoded(data)])
         expect(page.get_by_role("alert")).to_contain_text(said)
         expect(files).to_have_count(0)
     # A PDF locked only against printing opens with the empty password.
-    page.evaluate(DROP, ["open.pdf", encoded(locked(""))])
+    page.evaluate(DROP, ["open.pdf", encoded(locked_pdf("Secret plans", ""))])
     expect(files).to_have_text(["📎 open.pdf×"])
 
 

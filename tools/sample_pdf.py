@@ -49,6 +49,20 @@ def sample_pdf(*pages: str, compress: bool = True) -> bytes:
     return bytes(out)
 
 
+def locked_pdf(text: str, password: str) -> bytes:
+    """A one-page PDF locked with `password` (RC4, which pypdf opens without `cryptography`);
+    the empty password makes one locked only against printing, as many "protected" PDFs are."""
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(sample_pdf(text))))
+    writer.encrypt(password, owner_password="owner", algorithm="RC4-128")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 if __name__ == "__main__":
     with open(sys.argv[1], "wb") as file:
         file.write(sample_pdf(*sys.argv[2:]))

@@ -92,32 +92,40 @@ try:
 except Exception as exc:
     "".join(traceback.format_exception(exc))
 
-stdlib = "/lib/python313.zip/"
-names = set()
-for module in list(sys.modules.values()):
-    origin = getattr(getattr(module, "__spec__", None), "origin", None) or ""
-    if origin.startswith(stdlib):
-        names.add(origin[len(stdlib):])
-
 import zipfile
 
-with zipfile.ZipFile("/lib/python313.zip") as full:
-    every = full.namelist()
-    for package in whole_packages:
-        names.update(n for n in every if n.startswith(package + "/") and not n.endswith("/"))
-    names.update(f"encodings/{codec}.pyc" for codec in codecs)
-    # Each kept module's packages, up to the top, come with it.
+STDLIB = "/lib/python313.zip"
+
+
+def loaded_from_stdlib():
+    """The standard library's files that the modules loaded so far came from."""
+    origins = (getattr(getattr(module, "__spec__", None), "origin", None) or ""
+               for module in list(sys.modules.values()))
+    return {origin[len(STDLIB) + 1:] for origin in origins if origin.startswith(STDLIB + "/")}
+
+
+def write_subset(names, path, every):
+    """Writes \`names\` of the standard library, each with its packages up to the top, to \`path\`."""
     for name in list(names):
         parts = name.split("/")[:-1]
         for depth in range(1, len(parts) + 1):
             init = "/".join(parts[:depth]) + "/__init__.pyc"
             if init in every:
                 names.add(init)
-    with zipfile.ZipFile("/out/pyodide/widget_stdlib.zip", "w", zipfile.ZIP_DEFLATED) as subset:
+    with zipfile.ZipFile(STDLIB) as full, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as subset:
         for info in full.infolist():
             if info.filename in names:
                 subset.writestr(info, full.read(info.filename))
-len(names)
+    return names
+
+
+names = loaded_from_stdlib()
+with zipfile.ZipFile(STDLIB) as full:
+    every = set(full.namelist())
+for package in whole_packages:
+    names.update(n for n in every if n.startswith(package + "/") and not n.endswith("/"))
+names.update(f"encodings/{codec}.pyc" for codec in codecs)
+len(write_subset(names, "/out/pyodide/widget_stdlib.zip", every))
 `);
 console.log(`widget_stdlib.zip: ${kept} files`);
 
@@ -125,41 +133,17 @@ console.log(`widget_stdlib.zip: ${kept} files`);
 pyodide.unpackArchive(new Uint8Array(readFileSync(join(runtime, "pdf", "pypdf.whl"))), "wheel", { extractDir: sitePackages });
 const samples = pyodide.toPy({ __name__: "sample_pdf" });
 pyodide.runPython(readFileSync(join(dirname(fileURLToPath(import.meta.url)), "sample_pdf.py"), "utf8"), { globals: samples });
-pyodide.globals.set("sample_pdf", samples.get("sample_pdf"));
+for (const name of ["sample_pdf", "locked_pdf"]) pyodide.globals.set(name, samples.get(name));
 const added = pyodide.runPython(`
-import io, zipfile
 import widget.pdf_text
-from pypdf import PdfReader, PdfWriter
 
-before = {origin for module in list(sys.modules.values())
-          if (origin := getattr(getattr(module, "__spec__", None), "origin", None) or "")}
 widget.pdf_text.pdf_text(sample_pdf("Hello", "world"), "a.pdf")
-locked = PdfWriter(clone_from=PdfReader(io.BytesIO(sample_pdf("Secret"))))
-locked.encrypt("password", algorithm="RC4-128")
-out = io.BytesIO()
-locked.write(out)
-for data in (out.getvalue(), b"not a PDF"):
+for data in (locked_pdf("Secret", "password"), b"not a PDF"):
     try:
         widget.pdf_text.pdf_text(data, "b.pdf")
     except widget.pdf_text.PdfUnreadable:
         pass
-pdf_names = set()
-for module in list(sys.modules.values()):
-    origin = getattr(getattr(module, "__spec__", None), "origin", None) or ""
-    if origin.startswith(stdlib) and origin[len(stdlib):] not in names:
-        pdf_names.add(origin[len(stdlib):])
-with zipfile.ZipFile("/lib/python313.zip") as full:
-    every = full.namelist()
-    for name in list(pdf_names):
-        parts = name.split("/")[:-1]
-        for depth in range(1, len(parts) + 1):
-            init = "/".join(parts[:depth]) + "/__init__.pyc"
-            if init in every and init not in names:
-                pdf_names.add(init)
-    with zipfile.ZipFile("/out/pdf/pdf_stdlib.zip", "w", zipfile.ZIP_DEFLATED) as subset:
-        for info in full.infolist():
-            if info.filename in pdf_names:
-                subset.writestr(info, full.read(info.filename))
-sorted(pdf_names)
+# The packages already in widget_stdlib.zip stay out (their modules are added to them).
+sorted(write_subset(loaded_from_stdlib() - names, "/out/pdf/pdf_stdlib.zip", every - names))
 `).toJs();
 console.log(`pdf_stdlib.zip: ${added.length} files (${added.join(", ")})`);

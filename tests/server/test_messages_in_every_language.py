@@ -10,7 +10,6 @@ template must be one the code says; en.js must hold each English template word f
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import shutil
 import subprocess
@@ -23,8 +22,7 @@ from typing import Any
 import httpx
 import pytest
 from localclient import TestClient
-from pypdf import PdfReader, PdfWriter
-from sample_pdf import sample_pdf
+from sample_pdf import locked_pdf, sample_pdf
 
 from server import Settings, create_app
 from server.clients import sign_client_token, verify_client_token
@@ -303,11 +301,7 @@ def said_about_pins_and_ratings(full: Session) -> list[Notice]:
     store.write = always_changed  # type: ignore[method-assign]
     said.append(caught(lambda: pinned.pin(full.conversation.id, False)))
     # an attached PDF without text: locked, only pictures, not a PDF
-    locked = PdfWriter(clone_from=PdfReader(io.BytesIO(sample_pdf("Secret"))))
-    locked.encrypt("password", algorithm="RC4-128")
-    locked_bytes = io.BytesIO()
-    locked.write(locked_bytes)
-    for pdf in (locked_bytes.getvalue(), sample_pdf(""), b"not a PDF"):
+    for pdf in (locked_pdf("Secret", "password"), sample_pdf(""), b"not a PDF"):
         said.append(caught(lambda pdf=pdf: pdf_text(pdf, "report.pdf")))
     return said
 

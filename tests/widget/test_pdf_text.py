@@ -3,23 +3,13 @@ the file, when there is none to give."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
-from pypdf import PdfReader, PdfWriter
-from sample_pdf import sample_pdf
+from sample_pdf import locked_pdf, sample_pdf
 
 from widget.pdf_text import MAX_PAGES, PdfUnreadable, pdf_text, read_pdf
-
-
-def locked(password: str) -> bytes:
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(sample_pdf("Secret plans"))))
-    writer.encrypt(password, owner_password="owner", algorithm="RC4-128")
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
 
 
 def test_pages_in_order_blank_ones_left_out() -> None:
@@ -32,7 +22,7 @@ def test_uncompressed_pages_read_too() -> None:
 
 
 def test_empty_password_opens_a_pdf_locked_only_against_printing() -> None:
-    assert pdf_text(locked(""), "a.pdf") == "Secret plans"
+    assert pdf_text(locked_pdf("Secret plans", ""), "a.pdf") == "Secret plans"
 
 
 @pytest.mark.parametrize(
@@ -40,7 +30,11 @@ def test_empty_password_opens_a_pdf_locked_only_against_printing() -> None:
     [
         (sample_pdf(""), "pdf_no_text", "“scan.pdf” has no text to read"),
         (sample_pdf(), "pdf_no_text", "“scan.pdf” has no text to read"),
-        (locked("hunter2"), "pdf_locked", "“scan.pdf” is locked with a password"),
+        (
+            locked_pdf("Secret plans", "hunter2"),
+            "pdf_locked",
+            "“scan.pdf” is locked with a password",
+        ),
         (b"", "pdf_unreadable", "“scan.pdf” could not be read as a PDF."),
         (b"%PDF-1.7\n" + b"\x00" * 500, "pdf_unreadable", "could not be read as a PDF"),
         (sample_pdf("cut short")[:120], "pdf_unreadable", "could not be read as a PDF"),
