@@ -50,5 +50,4 @@ def read_pdf(path: str, name: str) -> str:
         with open(path, "rb") as file:
             return json.dumps({"text": pdf_text(file.read(), name)}, ensure_ascii=False)
     except PdfUnreadable as exc:
-        notice = {"message": str(exc), "code": exc.code, "params": exc.params}
-        return json.dumps({"error": notice}, ensure_ascii=False)
+        return json.dumps({"error": exc.notice()}, ensure_ascii=False)
