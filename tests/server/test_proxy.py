@@ -184,11 +184,13 @@ def test_a_failure_after_streaming_began_ends_with_one_error_event(
 
 
 def test_only_chat_completion_data_is_passed_through(runtime_dir: Path) -> None:
+    answer = delta("ok", "stop")  # once: its `created` second is the one expected back
+
     async def noisy(request: httpx.Request) -> httpx.Response:
         parts = [b": keep-alive comment\n\n", b"event: ping\nid: 7\nretry: 10\n\n",
-                 *sse(delta("ok", "stop"), "[DONE]")]  # fmt: skip
+                 *sse(answer, "[DONE]")]  # fmt: skip
         return httpx.Response(200, headers=SSE, stream=Chunks(*parts))
 
     with make_client(runtime_dir, Upstream(noisy)) as http:
         lines = streamed(http)
-    assert lines == [f"data: {json.dumps(delta('ok', 'stop'))}", "data: [DONE]"]
+    assert lines == [f"data: {json.dumps(answer)}", "data: [DONE]"]
