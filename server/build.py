@@ -9,8 +9,10 @@ build is a new digest, so a returning visitor's browser asks the server for one 
 
 Under the digest, a script is served minified (`make setup` writes the copies with esbuild,
 tools/minify.mjs, each with a source map naming the plain source) as long as its copy is newer
-than its source: an edited source is served as written until the next build. The plain paths
-(`/static/client.js`) always answer with the source, revalidated on each load.
+than its source: an edited source is served as written until the next build. The same holds for
+the element bundled into one file, `bundle.js`: the entry loads it while it is current, else
+the modules one by one. The plain paths (`/static/client.js`) always answer with the source,
+revalidated on each load.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from .offline import MINIFIED, offline_files
 
 #: how long an asset whose URL carries the digest may be kept without asking
 IMMUTABLE = "public, max-age=31536000, immutable"
+#: the element and everything it imports in one file (tools/minify.mjs), beside the copies
+BUNDLE = "bundle.js"
 #: how often (seconds) the files' names, sizes and times are looked at again for a new build
 RECHECK = 1.0
 
@@ -67,6 +71,11 @@ class Build:
             return None
         return copy if current else None
 
+    def bundled(self) -> bool:
+        """Whether the element's bundle is current (newer than every script)."""
+        self._refresh()
+        return any(name == BUNDLE for name, _ in self._files)
+
     def _newest_script(self) -> int:
         return self._newest  # as of the last look (`digest()` looks again)
 
@@ -84,6 +93,9 @@ class Build:
             default=0,
         )  # fmt: skip
         files = [(name, self.minified(name) or path) for name, path in listed]
+        bundle = self.minified(BUNDLE)
+        if bundle:
+            files.append((BUNDLE, bundle))
         signature = tuple(
             (name, stat.st_size, stat.st_mtime_ns)
             for name, stat in ((name, path.stat()) for name, path in files)
@@ -135,9 +147,18 @@ class Entry:
     def body(self) -> str:
         digest = self.build.digest()
         if self._rendered[0] != digest:
-            element = (self.build.static_dir / "chat-widget.js").read_text(encoding="utf-8")
-            modules = "\n".join(f'import "./v/{{build}}/{name}";' for name in imports(element))
-            body = self.template.replace("{modules}", modules).replace("{build}", digest)
+            if self.build.bundled():
+                loads = f'export {{ ChatWidget }} from "./v/{{build}}/{BUNDLE}";'
+            else:
+                element = (self.build.static_dir / "chat-widget.js").read_text(encoding="utf-8")
+                loads = "\n".join(
+                    [
+                        'import "./v/{build}/worker-start.js";',
+                        *(f'import "./v/{{build}}/{name}";' for name in imports(element)),
+                        'export { ChatWidget } from "./v/{build}/chat-widget.js";',
+                    ]
+                )
+            body = self.template.replace("{loads}", loads).replace("{build}", digest)
             self._rendered = (digest, body)
         return self._rendered[1]
 

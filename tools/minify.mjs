@@ -1,6 +1,7 @@
 // The element's scripts as browsers get them: each file minified on its own (esbuild, no
 // bundling, so every module keeps its name and relative imports; the worker alone is bundled),
-// with a linked source map.
+// with a linked source map; and the whole element once more as one file, bundle.js, which the
+// entry loads instead of the thirty-odd modules (server/build.py).
 // Written to static/runtime/min/; the server serves a copy only while it is newer than its
 // source (server/build.py), so an edited source is served as is until the next `make setup`.
 //
@@ -47,4 +48,21 @@ for (const source of sources(staticDir)) {
   }
   after += readFileSync(out, "utf8").length;
 }
+// The element in one file, worker-start.js's code first, so it still starts the worker before
+// the rest runs. One request instead of thirty-odd: over HTTP/1.1's six connections those took
+// 120-170 ms on a first visit, and the worker waited for them. Synced history's panel imports
+// nothing and is fetched only when used: it stays a module of its own.
+esbuild.buildSync({
+  ...OPTIONS,
+  stdin: {
+    contents: 'import "./worker-start.js";\nexport { ChatWidget } from "./chat-widget.js";\n',
+    resolveDir: staticDir,
+    sourcefile: "bundle.js",
+  },
+  bundle: true,
+  external: ["./sync-panel.js"],
+  outfile: join(outDir, "bundle.js"),
+  sourcemap: "linked",
+});
+
 console.log(`minified: ${before} → ${after} bytes`);

@@ -116,3 +116,32 @@ def test_a_current_minified_copy_is_served_and_a_stale_one_is_not(
     assert plain.text == "export const client = 1;\n"
     assert edited_digest != digest
     assert edited.text == "export const client = 'edited';\n"
+
+
+def test_the_entry_loads_the_bundle_while_it_is_current_and_the_modules_after_an_edit(
+    site: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    static, runtime = site
+    monkeypatch.setattr("server.build.RECHECK", 0.0)
+    (runtime / "min").mkdir()
+    bundle = runtime / "min" / "bundle.js"
+    bundle.write_text("export class ChatWidget{}\n")
+    later = (static / "client.js").stat().st_mtime_ns + 10**9
+    os.utime(bundle, ns=(later, later))
+    with client(site) as http:
+        manifest = http.get("/static/offline.json").json()
+        digest = manifest["build"]
+        entry = http.get("/static/chat-widget.js").text
+        served = http.get(f"/static/v/{digest}/bundle.js")
+        # A source edited after the bundle was made: the modules one by one, under a new name.
+        os.utime(static / "client.js", ns=(later + 10**9, later + 10**9))
+        edited_manifest = http.get("/static/offline.json").json()
+        edited_entry = http.get("/static/chat-widget.js").text
+    assert entry.strip() == f'export {{ ChatWidget }} from "./v/{digest}/bundle.js";'
+    assert served.text == "export class ChatWidget{}\n"
+    assert f"v/{digest}/bundle.js" in manifest["files"]  # kept for offline use, in the digest
+    edited_digest = edited_manifest["build"]
+    assert edited_digest != digest
+    assert not any(name.endswith("/bundle.js") for name in edited_manifest["files"])
+    assert f'import "./v/{edited_digest}/worker-start.js";' in edited_entry
+    assert f'export {{ ChatWidget }} from "./v/{edited_digest}/chat-widget.js";' in edited_entry
