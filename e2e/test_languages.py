@@ -126,6 +126,8 @@ def test_history_counts_take_the_language_s_plural_forms(page: Page) -> None:
     for name in ("Ana", "Badr"):
         widget(page).send(f"My name is {name}")
         page.get_by_role("button", name="محادثة جديدة").first.click()
+        # the new chat is open (else the next send would count the last one's messages)
+        expect(page.locator("chat-widget article[data-role]")).to_have_count(0)
     page.locator("chat-widget .history-button").click()
     with page.expect_download():
         page.get_by_role("button", name="تصدير").click()

@@ -116,6 +116,7 @@ export async function startSyncing({ host, client, page, t, act }) {
 function build(page, say) {
   const section = document.createElement("section");
   section.className = "sync";
+  section.hidden = true; // shown once its buttons answer (a click before that would do nothing)
   section.setAttribute("aria-label", say("sync.heading"));
   section.innerHTML = `<link rel="stylesheet" href="${new URL("./sync-panel.css", import.meta.url).href}">
     <p class="sync-status" role="status"></p>
