@@ -179,6 +179,10 @@ function useRuntimeFromPage(module) {
 
 /** Python with the widget imported; its stages are numbered below. */
 async function startPython() {
+  // Pyodide's loader and its 1.3 MB glue script are fetched and compiled while storage is asked
+  // for a snapshot: loadPyodide finds the glue loaded (`_createPyodideModule`) and goes on.
+  const loader = import(new URL("pyodide/pyodide.mjs", RUNTIME).href);
+  loader.catch(() => {}); // said where it is awaited
   await requireWebAssembly();
   const wheel = fetchWheel();
   wheel.catch(() => {}); // said where it is awaited
@@ -187,7 +191,7 @@ async function startPython() {
   if (kept) {
     try {
       // Its bytes are read from storage while the runtime's own files load.
-      const pyodide = await loadRuntime({ _loadSnapshot: kept.bytes });
+      const pyodide = await loadRuntime(loader, { _loadSnapshot: kept.bytes });
       // Every widget module is in the snapshot's memory: its files can wait until after ready.
       const install = async () => installWidget(pyodide, await wheel);
       return { pyodide, fromSnapshot: true, key, made: null, install };
@@ -196,7 +200,7 @@ async function startPython() {
       forgetSnapshot();
     }
   }
-  const [pyodide, wheelBytes] = await Promise.all([loadRuntime({ _makeSnapshot: Boolean(key) }), wheel]);
+  const [pyodide, wheelBytes] = await Promise.all([loadRuntime(loader, { _makeSnapshot: Boolean(key) }), wheel]);
   installWidget(pyodide, wheelBytes);
   pyodide.runPython("import widget.bridge, widget.compression");
   // Made now, before the session holds anything: a snapshot holds no conversation.
@@ -243,9 +247,10 @@ const CSP_BLOCKS = "The page's Content-Security-Policy keeps the chat's Python f
 /**
  * 1. Pyodide itself, with the standard library the widget imports (compiled to bytecode,
  * a third of the whole: tools/stdlib_subset.mjs); from a snapshot when `options` has one.
+ * @param {Promise<any>} loader  Pyodide's pyodide.mjs, imported
  */
-async function loadRuntime(options = {}) {
-  const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", RUNTIME).href);
+async function loadRuntime(loader, options = {}) {
+  const { loadPyodide } = await loader;
   try {
     return await loadPyodide({
       indexURL: new URL("pyodide/", RUNTIME).href,
