@@ -179,8 +179,8 @@ function useRuntimeFromPage(module) {
 
 /** Python with the widget imported; its stages are numbered below. */
 async function startPython() {
-  // Pyodide's loader and its 1.3 MB glue script are fetched and compiled while storage is asked
-  // for a snapshot: loadPyodide finds the glue loaded (`_createPyodideModule`) and goes on.
+  // Pyodide's loader is fetched while storage is asked for a snapshot. Its 1.3 MB glue script
+  // waits for loadPyodide: compiled this early too, it slowed first visits on two cores.
   const loader = import(new URL("pyodide/pyodide.mjs", RUNTIME).href);
   loader.catch(() => {}); // said where it is awaited
   await requireWebAssembly();
