@@ -29,6 +29,18 @@ def site(tmp_path: Path) -> tuple[Path, Path]:
     return static, runtime
 
 
+def newer_copy(site: tuple[Path, Path], name: str, text: str) -> int:
+    """Writes `name` into the minified folder a second newer than the sources (as `make setup`
+    leaves it); returns its time."""
+    static, runtime = site
+    (runtime / "min").mkdir(exist_ok=True)
+    copy = runtime / "min" / name
+    copy.write_text(text)
+    made = (static / "client.js").stat().st_mtime_ns + 10**9
+    os.utime(copy, ns=(made, made))
+    return made
+
+
 def client(site: tuple[Path, Path]) -> TestClient:
     static, runtime = site
     return TestClient(create_app(static_dir=static, runtime_dir=runtime))
@@ -95,12 +107,10 @@ def test_a_current_minified_copy_is_served_and_a_stale_one_is_not(
 ) -> None:
     static, runtime = site
     monkeypatch.setattr("server.build.RECHECK", 0.0)
-    (runtime / "min").mkdir()
-    copy = runtime / "min" / "client.js"
-    copy.write_text("export const client=1;\n//# sourceMappingURL=client.js.map\n")
+    made = newer_copy(
+        site, "client.js", "export const client=1;\n//# sourceMappingURL=client.js.map\n"
+    )
     (runtime / "min" / "client.js.map").write_text('{"version":3}')
-    source_time = (static / "client.js").stat().st_mtime_ns
-    os.utime(copy, ns=(source_time + 10**9, source_time + 10**9))
     with client(site) as http:
         digest = http.get("/static/offline.json").json()["build"]
         minified = http.get(f"/static/v/{digest}/client.js")
@@ -108,7 +118,7 @@ def test_a_current_minified_copy_is_served_and_a_stale_one_is_not(
         plain = http.get("/static/client.js")
         # The source edited after the copy was made: the source is served, under a new name.
         (static / "client.js").write_text("export const client = 'edited';\n")
-        os.utime(static / "client.js", ns=(source_time + 2 * 10**9, source_time + 2 * 10**9))
+        os.utime(static / "client.js", ns=(made + 10**9, made + 10**9))
         edited_digest = http.get("/static/offline.json").json()["build"]
         edited = http.get(f"/static/v/{edited_digest}/client.js")
     assert minified.text.startswith("export const client=1;")
@@ -121,20 +131,16 @@ def test_a_current_minified_copy_is_served_and_a_stale_one_is_not(
 def test_the_entry_loads_the_bundle_while_it_is_current_and_the_modules_after_an_edit(
     site: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    static, runtime = site
+    static, _ = site
     monkeypatch.setattr("server.build.RECHECK", 0.0)
-    (runtime / "min").mkdir()
-    bundle = runtime / "min" / "bundle.js"
-    bundle.write_text("export class ChatWidget{}\n")
-    later = (static / "client.js").stat().st_mtime_ns + 10**9
-    os.utime(bundle, ns=(later, later))
+    made = newer_copy(site, "bundle.js", "export class ChatWidget{}\n")
     with client(site) as http:
         manifest = http.get("/static/offline.json").json()
         digest = manifest["build"]
         entry = http.get("/static/chat-widget.js").text
         served = http.get(f"/static/v/{digest}/bundle.js")
         # A source edited after the bundle was made: the modules one by one, under a new name.
-        os.utime(static / "client.js", ns=(later + 10**9, later + 10**9))
+        os.utime(static / "client.js", ns=(made + 10**9, made + 10**9))
         edited_manifest = http.get("/static/offline.json").json()
         edited_entry = http.get("/static/chat-widget.js").text
     assert entry.strip() == f'export {{ ChatWidget }} from "./v/{digest}/bundle.js";'
