@@ -211,6 +211,14 @@ class HostSite:
         self.httpd.server_close()
 
 
+def host_policy(chat_url: str, *, webassembly: bool = True) -> str:
+    """The Content-Security-Policy docs/deployment.md gives a host page, word for word (without
+    `'wasm-unsafe-eval'` when `webassembly` is off)."""
+    wasm = " 'wasm-unsafe-eval'" if webassembly else ""
+    return (f"default-src 'none'; script-src {chat_url}{wasm}; style-src {chat_url}; "
+            f"connect-src {chat_url}; worker-src blob: {chat_url}; img-src data:")  # fmt: skip
+
+
 def chat_request_bodies(page: Page) -> list[dict[str, Any]]:
     """The bodies of the chat requests the page's worker sends, as they leave the browser,
     collected from now on."""

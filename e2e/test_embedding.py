@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from pages import BOOT_TIMEOUT, HostSite, log, widget
+from pages import BOOT_TIMEOUT, HostSite, host_policy, log, widget
 from playwright.sync_api import Page, expect
 from servers import RunningServer
 
@@ -62,13 +62,6 @@ def test_an_origin_not_allowed_cannot_use_the_api(
     )
     other.close()
     assert status == "blocked"  # refused by the server (403) and unreadable without CORS
-
-
-def host_policy(chat_url: str, *, webassembly: bool = True) -> str:
-    """The Content-Security-Policy docs/deployment.md gives a host page, word for word."""
-    wasm = " 'wasm-unsafe-eval'" if webassembly else ""
-    return (f"default-src 'none'; script-src {chat_url}{wasm}; style-src {chat_url}; "
-            f"connect-src {chat_url}; worker-src blob: {chat_url}; img-src data:")  # fmt: skip
 
 
 def test_the_widget_works_under_the_documented_policy(

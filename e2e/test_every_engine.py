@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 from drivers import ChromiumDriver, Driver, FirefoxDriver, WebKitDriver, missing
-from pages import HostSite
+from pages import HostSite, host_policy
 from playwright.sync_api import Page
 from servers import RunningServer
 
@@ -73,3 +73,42 @@ def test_the_journey(engine: str, page: Page, sites: tuple[RunningServer, HostSi
         assert driver.step("errors") == []
     finally:
         driver.close()
+
+
+#: The widget's alert, once it says something (within 10 s), and whether it still shows loading.
+NAMED = """new Promise((resolve) => {
+  const deadline = Date.now() + 10000;
+  const look = () => {
+    const root = document.querySelector("chat-widget")?.shadowRoot;
+    const alert = root?.querySelector("[role=alert]")?.textContent ?? "";
+    if (alert || Date.now() > deadline) {
+      resolve({ alert, loading: Boolean(root?.querySelector("[role=progressbar]")) });
+    } else setTimeout(look, 50);
+  };
+  look();
+})"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_policy_that_blocks_webassembly_is_named_at_once(
+    engine: str, page: Page, sites: tuple[RunningServer, HostSite]
+) -> None:
+    """Tried in WebKit: its workers compile WebAssembly under such a policy and refuse only to
+    run it, and the widget showed its loading bar for ever, saying nothing."""
+    if (why := missing(engine)) is not None:
+        pytest.skip(why)
+    chat, shop = sites
+    usual = shop.html
+    shop.html = f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>
+<script type="module" src="{chat.url}/static/chat-widget.js"></script></head><body>
+<chat-widget endpoint="{chat.url}/api" history="memory"></chat-widget></body></html>""".encode()
+    shop.headers = {"content-security-policy": host_policy(chat.url, webassembly=False)}
+    driver = open_driver(engine, page)
+    try:
+        driver.goto(shop.origin + "/strict")
+        said = driver.evaluate(NAMED)
+    finally:
+        driver.close()
+        shop.html, shop.headers = usual, {}
+    assert "'wasm-unsafe-eval'" in said["alert"] and "Content-Security-Policy" in said["alert"]
+    assert not said["loading"], said
