@@ -79,6 +79,15 @@ def test_preload_starts_a_closed_launcher(page: Page) -> None:
     expect(page.get_by_role("button", name="Open chat")).to_be_visible()
 
 
+def test_a_first_visit_downloads_the_10_mb_runtime_once(
+    page: Page, runtime_requests: list[str]
+) -> None:
+    """The page compiles it and hands it to the worker, which must not download it again."""
+    host_page(page, 'history="memory"')
+    downloads = [url for url in runtime_requests if url.endswith("/pyodide.asm.wasm")]
+    assert len(downloads) == 1, downloads
+
+
 def test_open_and_close_do_nothing_inline(page: Page) -> None:
     host_page(page, 'history="memory"')
     page.evaluate(f"{WIDGET}.close()")

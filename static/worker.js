@@ -157,17 +157,26 @@ async function storage(json) {
 // -- boot, as numbered stages -------------------------------------------------------------
 
 /**
- * Pyodide instantiates its WebAssembly once, streaming it: from the page's module when the
- * page compiled it (warm, from Chromium's code cache), else as Pyodide would.
+ * Pyodide instantiates its WebAssembly once: from the page's module when the page compiled it
+ * (warm, from Chromium's code cache), else streaming it as Pyodide would. Pyodide's own
+ * download of the 10 MB waits for the page's answer and happens only if it brought none:
+ * started at once, it took the network and the CPU the page's compile needed (a first visit
+ * ready 0.1x later on two cores).
  * @param {Promise<WebAssembly.Module | null>} module
  */
 function useRuntimeFromPage(module) {
+  const wasm = new URL("pyodide/pyodide.asm.wasm", RUNTIME).href;
+  const ownFetch = self.fetch;
+  self.fetch = (input, init) => {
+    if (String(input) !== wasm) return ownFetch(input, init);
+    self.fetch = ownFetch;
+    return module.then((compiled) => (compiled ? new Response(null) : ownFetch(input, init)));
+  };
   const own = WebAssembly.instantiateStreaming;
   WebAssembly.instantiateStreaming = async (source, imports) => {
     WebAssembly.instantiateStreaming = own;
     const compiled = await module;
     if (!compiled) return own.call(WebAssembly, source, imports);
-    Promise.resolve(source).then((response) => response.body?.cancel()).catch(() => {});
     return { module: compiled, instance: await WebAssembly.instantiate(compiled, imports) };
   };
 }
