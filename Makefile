@@ -18,8 +18,10 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 RUNTIME := static/runtime
 PYODIDE_FILES := pyodide.mjs pyodide.asm.js pyodide.asm.wasm pyodide-lock.json
 WIDGET_SOURCES := $(wildcard widget/*.py) pyproject.toml tools/widget_wheel.py
-WHEEL := $(RUNTIME)/widget.whl
-STDLIB := $(RUNTIME)/pyodide/widget_stdlib.zip
+# The widget wheel (py-compiled): browsers never fetch it, its modules go into PYTHON_ZIP.
+WHEEL := build/widget.whl
+# The Python the worker boots: the standard library's modules the widget uses, and the widget.
+PYTHON_ZIP := $(RUNTIME)/pyodide/widget_python.zip
 MINIFIED := $(RUNTIME)/min/.stamp
 # pypdf, for attached PDFs: fetched by the worker only when a person attaches one
 PYPDF_VERSION := $(shell sed -n 's/.*"pypdf==\([0-9.]*\)".*/\1/p' pyproject.toml)
@@ -33,7 +35,7 @@ ENGINES_STAMP := build/.engines
 .PHONY: setup serve test lint typecheck test-unit test-pyodide test-e2e bench dist clean
 .DELETE_ON_ERROR:
 
-setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp $(PYPDF) $(STDLIB) $(MINIFIED)
+setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp $(PYPDF) $(PYTHON_ZIP) $(MINIFIED)
 
 # Synced history on by default here: an SQLite file in the git-ignored data folder.
 SYNC_STORE ?= sqlite:///$(CURDIR)/data/sync.db
@@ -79,7 +81,7 @@ static/node_modules/.package-lock.json: static/package.json static/package-lock.
 
 # The widget wheel: built as pure Python, then py-compiled for Pyodide's Python 3.13.
 $(WHEEL): $(WIDGET_SOURCES) $(VENV)/.stamp
-	rm -rf build/dist && mkdir -p build/dist $(RUNTIME)
+	rm -rf build/dist $(RUNTIME)/widget.whl && mkdir -p build/dist
 	$(PY) tools/widget_wheel.py build/dist $(VERSION) >/dev/null
 	cd build/dist && ../../$(VENV)/bin/pyodide py-compile --silent *.whl
 	cp build/dist/*-cp313-*.whl $@
@@ -111,17 +113,18 @@ dist: setup
 	$(PY) -m build --wheel --no-isolation --outdir dist . >/dev/null
 	@ls dist/chatkeep-$(VERSION)-py3-none-any.whl
 
-# The standard library the widget ships: only the modules it imports (a third of the whole);
-# beside pypdf, the modules reading a PDF needs on top of those.
-# The browser makes its own memory snapshot on a first visit (static/worker.js).
 # The element's scripts minified one by one, as browsers get them under the build's digest.
 $(MINIFIED): $(wildcard static/*.js static/i18n/*.js) tools/minify.mjs static/node_modules/.package-lock.json
 	rm -rf $(RUNTIME)/min
 	node tools/minify.mjs static $(RUNTIME)/min
 	touch $@
 
-$(STDLIB): $(WHEEL) $(PYPDF) $(RUNTIME)/.stamp tools/stdlib_subset.mjs tools/sample_pdf.py
-	node tools/stdlib_subset.mjs $(RUNTIME)
+# The Python the worker boots: the standard library's modules the widget imports (a third of
+# the whole) and the widget's own, in one zip; beside pypdf, the modules reading a PDF needs on
+# top of those. The browser makes its own memory snapshot on a first visit (static/worker.js).
+$(PYTHON_ZIP): $(WHEEL) $(PYPDF) $(RUNTIME)/.stamp tools/stdlib_subset.mjs tools/sample_pdf.py
+	rm -f $(RUNTIME)/pyodide/widget_stdlib.zip
+	node tools/stdlib_subset.mjs $(RUNTIME) $(WHEEL)
 
 $(TEST_WHEELS): tests/pyodide/requirements.txt $(VENV)/.stamp
 	rm -rf build/test-wheels && mkdir -p build/test-wheels

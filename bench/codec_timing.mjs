@@ -14,7 +14,7 @@ const pyodide = await loadPyodide({
   stdLibURL: join(runtime, "pyodide/python_stdlib.zip"),
 });
 const site = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-pyodide.unpackArchive(new Uint8Array(readFileSync(join(runtime, "widget.whl"))), "wheel", { extractDir: site });
+pyodide.unpackArchive(new Uint8Array(readFileSync(join(runtime, "../../build/widget.whl"))), "wheel", { extractDir: site });
 const zlib = pyodide.pyimport("widget.compression");
 const viaPython = (run) => (bytes) => {
   const result = run(bytes);

@@ -33,8 +33,7 @@ def test_the_wheel_adds_one_top_level_package_with_every_asset() -> None:
     for asset in ("chatkeep/static/chat-widget.js", "chatkeep/static/worker.js",
                   "chatkeep/static/i18n/en.js", "chatkeep/static/i18n/de.js",
                   "chatkeep/static/service-worker.js", "chatkeep/static/codec.js",
-                  "chatkeep/static/runtime/pyodide/widget_stdlib.zip",
-                  "chatkeep/static/runtime/widget.whl",
+                  "chatkeep/static/runtime/pyodide/widget_python.zip",
                   "chatkeep/static/runtime/pyodide/pyodide.asm.wasm",
                   "chatkeep/static/runtime/pyodide/python_stdlib.zip",
                   "chatkeep/static/runtime/vendor/dompurify.mjs",
@@ -43,6 +42,7 @@ def test_the_wheel_adds_one_top_level_package_with_every_asset() -> None:
                   "chatkeep/templates/index.html", "chatkeep/widget/sessions.py",
                   "chatkeep/testing.py"):  # fmt: skip
         assert asset in names
+    assert "chatkeep/static/runtime/widget.whl" not in names  # in widget_python.zip instead
     assert not [name for name in names if "node_modules" in name]
 
 

@@ -20,12 +20,12 @@ READY_NOW = (
 
 
 class HeldRuntime:
-    """Holds back the widget's wheel, so Python cannot be ready until `release()`."""
+    """Holds back the widget's Python, so it cannot be ready until `release()`."""
 
     def __init__(self, page: Page) -> None:
         self.held: list[Route] = []
         self.released = False
-        page.route("**/runtime/widget.whl", self.hold)
+        page.route("**/runtime/pyodide/widget_python.zip", self.hold)
 
     def hold(self, route: Route) -> None:
         if self.released:
@@ -34,7 +34,7 @@ class HeldRuntime:
             self.held.append(route)
 
     def release(self) -> None:
-        """Let the wheel through, whether the worker has asked for it yet or not."""
+        """Let it through, whether the worker has asked for it yet or not."""
         self.released = True
         for route in self.held:
             route.continue_()
@@ -67,7 +67,7 @@ def test_a_closed_launcher_starts_no_worker_and_fetches_no_runtime(
 
     page.evaluate(f"{WIDGET}.open()")  # the host API opens it: now Python starts
     widget(page).wait_ready()
-    assert len(workers) == 1 and any("widget.whl" in url for url in runtime_requests)
+    assert len(workers) == 1 and any("widget_python.zip" in url for url in runtime_requests)
     expect(page.get_by_role("textbox", name="Message")).to_be_focused()
     page.evaluate(f"{WIDGET}.close()")
     expect(opener).to_be_visible()

@@ -13,17 +13,16 @@ let attached = 0;
  * The text of `file`, or a ReplyError the page says in its language (locked, only pictures,
  * not a PDF).
  * @param {any} pyodide
- * @param {Promise<unknown>} installed  settles once the widget's own files are in place
  * @param {File} file
  * @param {URL} runtime  the runtime folder's URL
  * @returns {Promise<{text: string}>}
  */
-export async function pdfText(pyodide, installed, file, runtime) {
+export async function pdfText(pyodide, file, runtime) {
   loading ??= loadPypdf(pyodide, runtime).catch((error) => {
     loading = null;
     throw error;
   });
-  const [bytes] = await Promise.all([file.arrayBuffer(), loading, installed]);
+  const [bytes] = await Promise.all([file.arrayBuffer(), loading]);
   const path = `/tmp/attached-${++attached}.pdf`;
   pyodide.FS.writeFile(path, new Uint8Array(bytes));
   const reader = pyodide.pyimport("widget.pdf_text");

@@ -1,4 +1,4 @@
-// The widget's module Web Worker: boots Pyodide, loads the widget wheel, and carries what
+// The widget's module Web Worker: boots Pyodide with the widget's Python, and carries what
 // the Python session asks for (model requests, storage and tools on the page). It decides
 // nothing: every operation of the table Python declares (widget/operations.py) goes to
 // `Bridge.call` as it is; Python's JSON reply goes back to the page unparsed, and its error
@@ -27,8 +27,6 @@ let endpoint = "";
 let credentials = {};
 /** Whether this browser holds the snapshot the next visit boots from, once that is known. */
 let snapshotKept = Promise.resolve(false);
-/** Settles once the widget's files are in place (after ready on a snapshot's boot). */
-let installed = Promise.resolve();
 
 /**
  * Pyodide's WebAssembly module as the page compiled it, or null (static/worker-start.js): the
@@ -44,7 +42,7 @@ const channel = new Channel(self, {
   [KIND.init]: ({ config, keepSnapshot: mayKeep = true }) => boot(config, mayKeep),
   [KIND.downscale]: ({ file }) => downscaled(file),
   [KIND.snapshotKept]: () => snapshotKept,
-  [KIND.pdfText]: async ({ file }) => pdfText((await python).pyodide, installed, file, RUNTIME),
+  [KIND.pdfText]: async ({ file }) => pdfText((await python).pyodide, file, RUNTIME),
   [KIND.call]: async ({ op, args }) => {
     if (!bridge) throw Object.assign(new Error("The chat is still starting."), { code: "starting" });
     /** `{"result": …}` or `{"error": {message, bug?}}`: parsed here, once; plain data onwards */
@@ -183,8 +181,8 @@ function useRuntimeFromPage(module) {
 
 // The memory snapshot of Python with the widget imported (./snapshot-store.js): a first visit
 // boots plainly and makes it, later ones boot from it. A snapshot only loads into the identical
-// runtime and wheel, hence its key: the build's digest, known from this script's own URL before
-// anything is fetched (the wheel's digest where the files are served by their plain paths).
+// runtime and Python, hence its key: the build's digest, known from this script's own URL before
+// anything is fetched. Files served by their plain paths name no build: no snapshot then.
 
 /** Python with the widget imported; its stages are numbered below. */
 async function startPython() {
@@ -193,27 +191,22 @@ async function startPython() {
   const loader = import(new URL("pyodide/pyodide.mjs", RUNTIME).href);
   loader.catch(() => {}); // said where it is awaited
   requireWebAssembly();
-  const wheel = fetchWheel();
-  wheel.catch(() => {}); // said where it is awaited
-  const key = await snapshotKey(wheel);
+  const key = self.indexedDB ? BUILD : null; // IndexedDB keeps it: some origins have none
   const kept = key ? await keptSnapshot(key) : null;
   if (kept) {
     try {
       // Its bytes are read from storage while the runtime's own files load.
       const pyodide = await loadRuntime(loader, { _loadSnapshot: kept.bytes });
-      // Every widget module is in the snapshot's memory: its files can wait until after ready.
-      const install = async () => installWidget(pyodide, await wheel);
-      return { pyodide, fromSnapshot: true, key, made: null, install };
+      return { pyodide, fromSnapshot: true, key, made: null };
     } catch (error) {
       console.warn(`Chatkeep: the runtime snapshot this browser kept did not load (${error.message}); starting Python without it.`);
       forgetSnapshot();
     }
   }
-  const [pyodide, wheelBytes] = await Promise.all([loadRuntime(loader, { _makeSnapshot: Boolean(key) }), wheel]);
-  installWidget(pyodide, wheelBytes);
+  const pyodide = await loadRuntime(loader, { _makeSnapshot: Boolean(key) });
   pyodide.runPython("import widget.bridge, widget.compression");
   // Made now, before the session holds anything: a snapshot holds no conversation.
-  return { pyodide, fromSnapshot: false, key, made: key ? makeSnapshot(pyodide) : null, install: null };
+  return { pyodide, fromSnapshot: false, key, made: key ? makeSnapshot(pyodide) : null };
 }
 
 /** @param {any} config @param {boolean} mayKeep whether the page may keep storage (consent) */
@@ -221,7 +214,7 @@ async function boot(config, mayKeep = true) {
   endpoint = config.endpoint.replace(/\/+$/, "");
   conversationKeys = storageKey("conversation", config.prefix);
   credentials = config.token ? { authorization: `Bearer ${config.token}` } : {};
-  const [{ pyodide, fromSnapshot, key, made, install }, { models, maxToolCalls, syncOffered }] =
+  const [{ pyodide, fromSnapshot, key, made }, { models, maxToolCalls, syncOffered }] =
     await Promise.all([python, fetchModels()]);
   bridge = startBridge(pyodide, { ...config, models, maxToolCalls, syncOffered });
   const start = JSON.parse(await bridge.start());
@@ -229,10 +222,6 @@ async function boot(config, mayKeep = true) {
   // next visit makes it again): `snapshotKept` says when it is safe.
   snapshotKept = fromSnapshot ? Promise.resolve(true)
     : made && key && mayKeep ? keepSnapshot(key, made) : Promise.resolve(false);
-  if (install) {
-    installed = new Promise((resolve) => setTimeout(resolve)).then(install);
-    installed.catch((error) => console.warn(`Chatkeep: ${error.message}`));
-  }
   return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
 }
 
@@ -257,8 +246,10 @@ function requireWebAssembly() {
 const CSP_BLOCKS = "The page's Content-Security-Policy keeps the chat's Python from starting:";
 
 /**
- * 1. Pyodide itself, with the standard library the widget imports (compiled to bytecode,
- * a third of the whole: tools/stdlib_subset.mjs); from a snapshot when `options` has one.
+ * 1. Pyodide itself, with the widget's Python: the standard library's modules the widget
+ * imports and its own, compiled, in one zip (tools/stdlib_subset.mjs) that Pyodide mounts as
+ * its standard library, so nothing is fetched or unpacked besides. From a snapshot when
+ * `options` has one.
  * @param {Promise<any>} loader  Pyodide's pyodide.mjs, imported
  */
 async function loadRuntime(loader, options = {}) {
@@ -266,7 +257,7 @@ async function loadRuntime(loader, options = {}) {
   try {
     return await loadPyodide({
       indexURL: new URL("pyodide/", RUNTIME).href,
-      stdLibURL: new URL("pyodide/widget_stdlib.zip", RUNTIME).href,
+      stdLibURL: new URL("pyodide/widget_python.zip", RUNTIME).href,
       packages: [],
       ...options,
     });
@@ -274,19 +265,6 @@ async function loadRuntime(loader, options = {}) {
     if (options._loadSnapshot) throw error; // the caller starts again without it
     throw new Error(`The Python runtime did not load (${error.message}). Check that the server ran "make serve" or "make test" to build it.`);
   }
-}
-
-/**
- * The snapshot's key: the build's digest, else the wheel's (null where the page's origin has
- * no IndexedDB).
- * @param {Promise<Uint8Array<ArrayBuffer>>} wheel
- */
-async function snapshotKey(wheel) {
-  if (!self.indexedDB) return null;
-  if (BUILD) return BUILD;
-  if (!crypto.subtle) return null;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await wheel));
-  return [...digest.subarray(0, 12)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /** Python with the widget imported, as bytes; null if this runtime cannot make one. */
@@ -297,13 +275,6 @@ function makeSnapshot(pyodide) {
     console.warn(`Chatkeep: no runtime snapshot for the next visit (${error.message}).`);
     return null;
   }
-}
-
-/** 2. The widget wheel's bytes. */
-async function fetchWheel() {
-  const response = await fetch(new URL("widget.whl", RUNTIME));
-  if (!response.ok) throw new Error(`The widget package is missing (${response.status}): rebuild with "make serve".`);
-  return new Uint8Array(await response.arrayBuffer());
 }
 
 /** Synced history's half in the worker (static/sync-client.js), as Python calls it: JSON in, JSON out. */
@@ -319,7 +290,7 @@ function syncCallbacks() {
   };
 }
 
-/** 3. The models the server offers, `{id, provider?}` (fetched with the wheel); none when it cannot say. */
+/** 2. The models the server offers, `{id, provider?}`; none when it cannot say. */
 async function fetchModels() {
   try {
     const response = await fetch(`${endpoint}/models`, { headers: credentials });
@@ -333,13 +304,7 @@ async function fetchModels() {
   }
 }
 
-/** 4. Unpack the wheel into site-packages (after a snapshot too, later: files are not in it). */
-function installWidget(pyodide, wheel) {
-  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-  pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
-}
-
-/** 5. The Python session, given the callbacks it needs from JavaScript. */
+/** 3. The Python session, given the callbacks it needs from JavaScript. */
 function startBridge(pyodide, config) {
   const { Bridge } = pyodide.pyimport("widget.bridge");
   const zlib = pyodide.pyimport("widget.compression");

@@ -1,9 +1,12 @@
-// Writes the standard library the widget ships: only the modules it imports, from Pyodide's
-// py-compiled `python_stdlib.zip` (4 MB, most of it never used by the widget) into
-// `widget_stdlib.zip`. The worker boots with it; `tests/widget/test_stdlib_bundle.py` fails
-// when a module the widget imports is missing from it.
+// Writes the Python the worker boots, `widget_python.zip`: the standard library's modules the
+// widget imports, from Pyodide's py-compiled `python_stdlib.zip` (4 MB, most of it never used
+// by the widget), and the widget's own modules, from its py-compiled wheel. Pyodide mounts it as
+// its standard library, so the widget imports from it with nothing fetched or unpacked besides
+// (in WebKit, unpacking the wheel took ~180 ms of a first visit, and importing from the zip is
+// faster than from unpacked files). `tests/widget/test_python_zip.py` fails when a module
+// the widget imports is missing from it.
 //
-//   node tools/stdlib_subset.mjs static/runtime
+//   node tools/stdlib_subset.mjs static/runtime build/widget.whl
 //
 // What is kept: every module loaded once Python has started, imported the widget and run a
 // conversation through it (a turn with a tool, storing, export and import, a failure's
@@ -23,11 +26,13 @@ const WHOLE_PACKAGES = ["pyodide", "_pyodide", "json", "collections", "re"];
 const CODECS = ["utf_8", "utf_8_sig", "utf_16", "utf_32", "latin_1", "ascii", "aliases"];
 
 const runtime = resolve(process.argv[2] ?? "static/runtime");
+const wheel = new Uint8Array(readFileSync(resolve(process.argv[3] ?? "build/widget.whl")));
 const pyodideDir = join(runtime, "pyodide");
 const { loadPyodide } = await import(join(pyodideDir, "pyodide.mjs"));
 const pyodide = await loadPyodide({ indexURL: `${pyodideDir}/`, stdLibURL: join(pyodideDir, "python_stdlib.zip") });
 const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-pyodide.unpackArchive(new Uint8Array(readFileSync(join(runtime, "widget.whl"))), "wheel", { extractDir: sitePackages });
+pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
+pyodide.FS.writeFile("/tmp/widget.whl", wheel);
 pyodide.FS.mkdirTree("/out");
 pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: runtime }, "/out");
 pyodide.globals.set("whole_packages", pyodide.toPy(WHOLE_PACKAGES));
@@ -125,9 +130,15 @@ with zipfile.ZipFile(STDLIB) as full:
 for package in whole_packages:
     names.update(n for n in every if n.startswith(package + "/") and not n.endswith("/"))
 names.update(f"encodings/{codec}.pyc" for codec in codecs)
-len(write_subset(names, "/out/pyodide/widget_stdlib.zip", every))
+kept = len(write_subset(names, "/out/pyodide/widget_python.zip", every))
+with zipfile.ZipFile("/tmp/widget.whl") as wheel, zipfile.ZipFile("/out/pyodide/widget_python.zip", "a") as python:
+    for info in wheel.infolist():
+        if info.filename.startswith("widget/"):
+            python.writestr(info, wheel.read(info))
+            kept += 1
+kept
 `);
-console.log(`widget_stdlib.zip: ${kept} files`);
+console.log(`widget_python.zip: ${kept} files`);
 
 // What reading a PDF loads besides: the widget's modules are in memory already.
 pyodide.unpackArchive(new Uint8Array(readFileSync(join(runtime, "pdf", "pypdf.whl"))), "wheel", { extractDir: sitePackages });
@@ -143,7 +154,7 @@ for data in (locked_pdf("Secret", "password"), b"not a PDF"):
         widget.pdf_text.pdf_text(data, "b.pdf")
     except widget.pdf_text.PdfUnreadable:
         pass
-# The packages already in widget_stdlib.zip stay out (their modules are added to them).
+# The packages already in widget_python.zip stay out (their modules are added to them).
 sorted(write_subset(loaded_from_stdlib() - names, "/out/pdf/pdf_stdlib.zip", every - names))
 `).toJs();
 console.log(`pdf_stdlib.zip: ${added.length} files (${added.join(", ")})`);

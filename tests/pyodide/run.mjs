@@ -9,7 +9,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 // The public corpora, when present (never part of the repository): tests skip without them.
 const CORPUS = process.env.CHATKEEP_CORPUS ?? resolve(ROOT, "../shared/corpus");
 const PYODIDE_DIR = join(ROOT, "static/node_modules/pyodide");
-const WHEEL = join(ROOT, "static/runtime/widget.whl");
+const WHEEL = join(ROOT, "build/widget.whl");
 // pypdf as the browser gets it (widget/pdf_text.py reads attached PDFs with it)
 const PYPDF = join(ROOT, "static/runtime/pdf/pypdf.whl");
 const TEST_WHEELS = join(ROOT, "build/test-wheels");

@@ -28,7 +28,7 @@ def runtime_dir(tmp_path: Path) -> Path:
     wasm = b"\0asm" + b"\1" * 1000
     (folder / "pyodide" / "pyodide.asm.wasm").write_bytes(wasm)
     (folder / "pyodide" / "pyodide.asm.wasm.gz").write_bytes(gzip.compress(wasm))
-    (folder / "widget.whl").write_bytes(b"PK wheel")
+    (folder / "pyodide" / "widget_python.zip").write_bytes(b"PK python")
     return folder
 
 

@@ -80,10 +80,9 @@ def test_source_scripts_are_compressed_as_they_are_served(runtime_dir: Path) -> 
 
 def test_unchanged_files_answer_304(runtime_dir: Path) -> None:
     with client(runtime_dir) as http:
-        first = http.get("/static/runtime/widget.whl")
-        again = http.get(
-            "/static/runtime/widget.whl", headers={"if-none-match": first.headers["etag"]}
-        )
+        python = "/static/runtime/pyodide/widget_python.zip"
+        first = http.get(python)
+        again = http.get(python, headers={"if-none-match": first.headers["etag"]})
     assert first.headers["cache-control"] == "no-cache"
     assert again.status_code == 304
 

@@ -330,7 +330,7 @@ def test_only_built_assets_are_served(runtime_dir: Path, path: str) -> None:
             "/static/i18n/de.js",
             "/static/chat-widget.css",
             "/static/chat-widget.d.ts",
-            "/static/runtime/widget.whl",
+            "/static/runtime/pyodide/widget_python.zip",
         ):
             assert http.get(served).status_code == 200, served
 

@@ -16,16 +16,16 @@ from server.build import IMMUTABLE, Build
 
 @pytest.fixture
 def site(tmp_path: Path) -> tuple[Path, Path]:
-    """A static folder with two scripts and a runtime folder with a wheel."""
+    """A static folder with two scripts and a runtime folder with the widget's Python."""
     static, runtime = tmp_path / "static", tmp_path / "runtime"
     static.mkdir()
-    runtime.mkdir()
+    (runtime / "pyodide").mkdir(parents=True)
     (static / "chat-widget.js").write_text(
         'import { client } from "./client.js";\nimport "./client.js";\n'
         "export class ChatWidget {}\n// a comment\n"
     )
     (static / "client.js").write_text("export const client = 1;\n")
-    (runtime / "widget.whl").write_bytes(b"PK wheel")
+    (runtime / "pyodide" / "widget_python.zip").write_bytes(b"PK python")
     return static, runtime
 
 
@@ -65,12 +65,12 @@ def test_assets_under_the_digest_are_kept_a_year(site: tuple[Path, Path]) -> Non
     with client(site) as http:
         digest = http.get("/static/offline.json").json()["build"]
         script = http.get(f"/static/v/{digest}/client.js")
-        wheel = http.get(f"/static/v/{digest}/runtime/widget.whl")
+        python = http.get(f"/static/v/{digest}/runtime/pyodide/widget_python.zip")
         plain = http.get("/static/client.js")
     assert script.headers["cache-control"] == IMMUTABLE == "public, max-age=31536000, immutable"
     assert script.text == "export const client = 1;\n"
-    assert wheel.headers["cache-control"] == IMMUTABLE
-    assert wheel.content == b"PK wheel"
+    assert python.headers["cache-control"] == IMMUTABLE
+    assert python.content == b"PK python"
     assert plain.headers["cache-control"] == "no-cache"
 
 

@@ -67,7 +67,7 @@ def test_with_a_client_secret_the_api_needs_a_valid_token(runtime_dir: Path) -> 
     token = sign_client_token(SECRET, "alice", 60)
     with TestClient(app) as http:
         assert http.get("/healthz").status_code == 200  # still open
-        assert http.get("/static/runtime/widget.whl").status_code == 200
+        assert http.get("/static/runtime/pyodide/widget_python.zip").status_code == 200
         for headers in [{}, {"authorization": "Bearer nope"}]:
             models = http.get("/api/models", headers=headers)
             chat = http.post("/api/chat/completions", json=body, headers=headers)

@@ -15,7 +15,8 @@ def test_the_manifest_lists_the_widget_and_the_runtime_not_the_tooling(runtime_d
         manifest = http.get("/static/offline.json").json()
         build = f"v/{manifest['build']}/"
         assert {"chat-widget.js", f"{build}chat-widget.js", f"{build}worker.js",
-                f"{build}runtime/widget.whl", f"{build}runtime/pyodide/pyodide.asm.wasm",
+                f"{build}runtime/pyodide/widget_python.zip",
+                f"{build}runtime/pyodide/pyodide.asm.wasm",
                 } <= set(manifest["files"])  # fmt: skip
         assert not [f for f in manifest["files"] if "node_modules" in f or f.endswith(".gz")]
         assert "package.json" not in manifest["files"]
@@ -36,9 +37,9 @@ def test_the_listing_never_enters_development_folders(tmp_path: Path) -> None:
     runtime = static / "runtime"
     (runtime / "min").mkdir(parents=True)
     (runtime / "min" / "chat-widget.js").write_text("x")
-    (runtime / "widget.whl").write_text("x")
+    (runtime / "widget_python.zip").write_text("x")
     names = [name for name, _ in offline_files(static, runtime)]
-    assert names == ["chat-widget.js", "i18n/de.js", "runtime/widget.whl"]
+    assert names == ["chat-widget.js", "i18n/de.js", "runtime/widget_python.zip"]
 
 
 def test_pdf_support_is_served_under_the_build_but_not_kept_ahead(runtime_dir: Path) -> None:
