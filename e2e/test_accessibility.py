@@ -126,3 +126,18 @@ def test_every_picker_says_what_it_picks(page: Page, lang: str, names: tuple[str
         label = page.locator("chat-widget label.pick").filter(has=picker)
         expect(label).to_be_visible()
         assert label.inner_text().startswith(name)  # "Thinking off", never a bare "off"
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_the_starting_bar_holds_still_for_people_who_ask_for_less_motion(
+    page: Page, motion: str
+) -> None:
+    page.emulate_media(reduced_motion=motion)  # type: ignore[arg-type]
+    page.route("**/widget_python.zip", lambda route: None)  # held: the chat stays starting
+    host_page(page, 'history="memory"', ready=False)
+    expect(page.get_by_role("progressbar")).to_be_visible()
+    moving = page.evaluate(
+        "document.querySelector('chat-widget').shadowRoot"
+        ".querySelector('[role=progressbar] span').getAnimations().length"
+    )
+    assert moving == (0 if motion == "reduce" else 1)
