@@ -40,7 +40,7 @@ pyodide.globals.set("codecs", pyodide.toPy(CODECS));
 
 const kept = pyodide.runPython(`
 import sys, traceback, types
-import widget.bridge, widget.compression, widget.sync, widget.sync_codes
+import widget.bridge, widget.compression, widget.sources, widget.sync, widget.sync_codes
 from widget import Session, read_snapshot
 from widget.changes import ChangeFeed
 from widget.conversations import Conversations
@@ -92,6 +92,7 @@ exported = drive(chat.export_all())
 drive(chat.import_all(exported))
 read_snapshot(session.export_snapshot())
 widget.compression.inflate(widget.compression.deflate(b"x" * 100))
+widget.sources.is_safe_link("https://example.com/cited")  # an answer citing its sources
 try:
     drive(chat.rename(session.conversation.id, " "))
 except Exception as exc:

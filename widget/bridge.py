@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import traceback
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyodide.ffi import JsException  # type: ignore[import-not-found]
 
@@ -30,9 +30,11 @@ from .models import Offer
 from .operations import OPERATIONS, SYNC_OPERATIONS, check_arguments, snake_case
 from .protocol import CONFLICT, FULL
 from .sessions import Session
-from .sync import Page, Pulled, Pushed
 from .synced import SyncedHistory
 from .texts import notice
+
+if TYPE_CHECKING:
+    from .sync import Page, Pushed
 
 Json = str
 
@@ -162,7 +164,11 @@ class WorkerSync:
     async def open(self, secret: str) -> None:
         await self._ask("syncOpen", {"secret": secret})
 
+    # widget.sync is imported once a device connects (widget/synced.py), before any of these.
+
     async def pull(self, since: int) -> Page:
+        from .sync import Page, Pulled
+
         page = await self._ask("syncPull", {"since": since})
         items = [Pulled(i["item"], i["rev"], i.get("payload"), i.get("readable", True))
                  for i in page["items"]]  # fmt: skip
@@ -173,10 +179,14 @@ class WorkerSync:
     ) -> Pushed:
         done = await self._ask("syncPush", {"conversation": conversation_id, "expect": expect,
                                             "payload": payload})  # fmt: skip
+        from .sync import Pushed
+
         return Pushed(done["item"], done["rev"], done["written"])
 
     async def delete(self, item: str, expect: int) -> Pushed:
         done = await self._ask("syncDelete", {"item": item, "expect": expect})
+        from .sync import Pushed
+
         return Pushed(done["item"], done["rev"], done["written"])
 
 

@@ -15,7 +15,6 @@ from typing import Any, Protocol
 
 from .claims import Claims, Locks
 from .errors import TurnError, WidgetError
-from .exports import export_text, keep_newer, read_export
 from .history import Kept
 from .keeper import Keeper, Listener, Unheard
 from .messages import Message
@@ -27,7 +26,10 @@ from .snapshots import from_dict, read_snapshot, repair
 from .texts import Notice
 from .titles import clean_title
 from .tools import Tool
-from .transcripts import conversation_markdown, file_name
+
+# LAZY: the modules of operations no start needs (exports, Markdown transcripts) are imported
+# when first used. A first visit imports the widget before it is ready (the memory snapshot
+# later visits boot from is made then), so every module imported at the top is on its path.
 
 
 class StoppableTransport(Transport, Protocol):
@@ -157,6 +159,8 @@ class Conversations:
 
     async def export_markdown(self) -> dict[str, str]:
         """The open conversation as a Markdown file: its `name` and its `text`."""
+        from .transcripts import conversation_markdown, file_name  # when used: see LAZY
+
         title, settled = self.conversation.title, self.conversation.settled
         return {"name": file_name(title), "text": conversation_markdown(title, settled)}
 
@@ -208,6 +212,8 @@ class Conversations:
 
     async def export_all(self) -> str:
         """Every kept conversation (the live one first) as one JSON file's text."""
+        from .exports import export_text  # when used: see LAZY
+
         await self.keeper.keep()
         history, conversation = self.keeper.history, self.conversation
         unkept = conversation.snapshot() if history is None and not conversation.is_empty else None
@@ -217,6 +223,8 @@ class Conversations:
         """Keep the conversations of an exported file (or one snapshot): a bad file is refused
         whole; one already kept in a newer version is left as it is; what does not fit is
         not imported. How many were imported, and how many did not fit."""
+        from .exports import keep_newer, read_export  # when used: see LAZY
+
         if self.keeper.history is None:
             raise WidgetError.said("history_off_import")
         read = read_export(text)

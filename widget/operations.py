@@ -64,9 +64,10 @@ def table(facade: type = Conversations) -> dict[str, dict[str, str]]:
     return found
 
 
-OPERATIONS = table(Conversations) | table(SyncedHistory)
+_SYNCED = table(SyncedHistory)
+OPERATIONS = table(Conversations) | _SYNCED
 #: the operations `SyncedHistory` answers (the others, `Conversations`)
-SYNC_OPERATIONS = frozenset(table(SyncedHistory))
+SYNC_OPERATIONS = frozenset(_SYNCED)
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),

@@ -8,7 +8,6 @@ numbered, under the answer.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from .errors import WidgetError
 
@@ -22,6 +21,10 @@ Source = dict[str, str]
 def is_safe_link(url: object) -> bool:
     if not isinstance(url, str) or len(url) > MAX_URL or any(c.isspace() for c in url):
         return False
+    # Imported when first used: with ipaddress, it was a tenth of the widget's imports at start,
+    # on a first visit's critical path (widget/conversations.py, LAZY).
+    from urllib.parse import urlsplit
+
     parts = urlsplit(url)
     return parts.scheme in ("http", "https") and bool(parts.netloc)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .conversations import Conversations
 from .errors import WidgetError
@@ -18,7 +18,6 @@ from .history import History
 from .key_value import KeyValue
 from .protocol import storage_key
 from .snapshots import from_dict
-from .sync import Remote, Syncer
 from .sync_codes import grouped, new_code, read_code
 
 #: a change is sent this long after it was kept, so a burst of changes travels once
@@ -29,9 +28,14 @@ OFF, SYNCING, SYNCED, OFFLINE, ERROR = "off", "syncing", "synced", "offline", "e
 REFUSALS = ("sync_off", "sync_space_full", "invalid_client_token", "rate_limited")
 
 
-class SyncRemote(Remote, Protocol):
-    async def open(self, secret: str) -> None:
-        """Derive the space and the keys from the person's secret (in the worker)."""
+# The sync engine (widget/sync.py) is imported when a device connects: a start only builds
+# this facade, and every module imported before a first visit is ready is on its path.
+if TYPE_CHECKING:
+    from .sync import Remote, Syncer
+
+    class SyncRemote(Remote, Protocol):
+        async def open(self, secret: str) -> None:
+            """Derive the space and the keys from the person's secret (in the worker)."""
 
 
 class SyncedHistory:
@@ -124,6 +128,8 @@ class SyncedHistory:
 
     async def _connect(self, secret: str) -> None:
         assert self._history is not None and self._store is not None
+        from .sync import Syncer  # when connecting: see above
+
         await self.remote.open(secret)
         alert = self.conversations.listener.alert
         self._syncer = Syncer(self._history, self.remote, self._store, self._history.prefix,
