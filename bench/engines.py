@@ -14,7 +14,7 @@ from e2e.drivers import Driver, FirefoxDriver, WebKitDriver, missing
 from server.testing import ChatkeepServer
 
 WARM_RUNS = 5
-COLD_RUNS = 3
+COLD_RUNS = 5
 #: the page's own clock at ready, once it has set it (bench/host.py READY_MARK)
 BOOTED = """new Promise((resolve, reject) => {
   const deadline = Date.now() + 120000;
