@@ -29,6 +29,7 @@ import "./launcher.js";
 import "./markdown.js";
 import "./math.js";
 import "./message-actions.js";
+import "./module-worker.js";
 import "./notices.js";
 import "./prepare-file.js";
 import "./protocol.js";

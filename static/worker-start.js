@@ -2,6 +2,7 @@
 // before the element's, so an inline chat's worker starts Python while the element sets itself
 // up, and the element takes it. A launcher starts nothing until it is opened.
 
+import { startModuleWorker } from "./module-worker.js";
 import { KIND } from "./protocol.js";
 
 export const WORKER_URL = new URL("./worker.js", import.meta.url);
@@ -42,20 +43,11 @@ export function startWorker(onFailure) {
   return worker;
 }
 
-/** A module worker from any origin: cross-origin scripts are imported from a same-origin blob. */
+/** The worker, from any origin (./module-worker.js), handed the runtime the page compiles. */
 function createWorker(/** @type {URL} */ url) {
-  const worker = url.origin === location.origin ? new Worker(url, { type: "module" }) : blobWorker(url);
+  const worker = startModuleWorker(url);
   handRuntime(worker);
   return worker;
-}
-
-function blobWorker(/** @type {URL} */ url) {
-  const blobUrl = URL.createObjectURL(new Blob([`import ${JSON.stringify(url.href)};`], { type: "text/javascript" }));
-  try {
-    return new Worker(blobUrl, { type: "module" });
-  } finally {
-    setTimeout(() => URL.revokeObjectURL(blobUrl), 60_000);
-  }
 }
 
 /**

@@ -11,10 +11,11 @@ import { openStream } from "./sse.js";
 import { downscaled } from "./downscale.js";
 import { pdfText } from "./pdf-reader.js";
 import { BUILD } from "./served-from.js";
-import { forgetSnapshot, keepSnapshot, keptSnapshot } from "./snapshot-store.js";
+import { startModuleWorker } from "./module-worker.js";
+import { importLoader, importWidget, loadRuntime, requireWebAssembly, RUNTIME, useRuntimeFromPage } from "./python-runtime.js";
+import { forgetSnapshot, keptSnapshot } from "./snapshot-store.js";
 import { SyncClient } from "./sync-client.js";
 
-const RUNTIME = new URL("./runtime/", import.meta.url);
 /** Streamed text is sent to the page at most this often (ms): bytes stay near the answer's size. */
 const DRAFT_INTERVAL = 40;
 
@@ -154,42 +155,17 @@ async function storage(json) {
 
 // -- boot, as numbered stages -------------------------------------------------------------
 
-/**
- * Pyodide instantiates its WebAssembly once: from the page's module when the page compiled it
- * (warm, from Chromium's code cache), else streaming it as Pyodide would. Pyodide's own
- * download of the 10 MB waits for the page's answer and happens only if it brought none:
- * started at once, it took the network and the CPU the page's compile needed (a first visit
- * ready 0.1x later on two cores).
- * @param {Promise<WebAssembly.Module | null>} module
- */
-function useRuntimeFromPage(module) {
-  const wasm = new URL("pyodide/pyodide.asm.wasm", RUNTIME).href;
-  const ownFetch = self.fetch;
-  self.fetch = (input, init) => {
-    if (String(input) !== wasm) return ownFetch(input, init);
-    self.fetch = ownFetch;
-    return module.then((compiled) => (compiled ? new Response(null) : ownFetch(input, init)));
-  };
-  const own = WebAssembly.instantiateStreaming;
-  WebAssembly.instantiateStreaming = async (source, imports) => {
-    WebAssembly.instantiateStreaming = own;
-    const compiled = await module;
-    if (!compiled) return own.call(WebAssembly, source, imports);
-    return { module: compiled, instance: await WebAssembly.instantiate(compiled, imports) };
-  };
-}
-
 // The memory snapshot of Python with the widget imported (./snapshot-store.js): a first visit
-// boots plainly and makes it, later ones boot from it. A snapshot only loads into the identical
-// runtime and Python, hence its key: the build's digest, known from this script's own URL before
-// anything is fetched. Files served by their plain paths name no build: no snapshot then.
+// boots plainly, and once it is ready a worker of its own makes the snapshot; later visits boot
+// from it. A snapshot only loads into the identical runtime and Python, hence its key: the
+// build's digest, known from this script's own URL before anything is fetched. Files served by
+// their plain paths name no build: no snapshot then.
 
 /** Python with the widget imported; its stages are numbered below. */
 async function startPython() {
   // Pyodide's loader is fetched while storage is asked for a snapshot. Its 1.3 MB glue script
   // waits for loadPyodide: compiled this early too, it slowed first visits on two cores.
-  const loader = import(new URL("pyodide/pyodide.mjs", RUNTIME).href);
-  loader.catch(() => {}); // said where it is awaited
+  const loader = importLoader();
   requireWebAssembly();
   const key = self.indexedDB ? BUILD : null; // IndexedDB keeps it: some origins have none
   const kept = key ? await keptSnapshot(key) : null;
@@ -197,16 +173,15 @@ async function startPython() {
     try {
       // Its bytes are read from storage while the runtime's own files load.
       const pyodide = await loadRuntime(loader, { _loadSnapshot: kept.bytes });
-      return { pyodide, fromSnapshot: true, key, made: null };
+      return { pyodide, fromSnapshot: true, key };
     } catch (error) {
       console.warn(`Chatkeep: the runtime snapshot this browser kept did not load (${error.message}); starting Python without it.`);
       forgetSnapshot();
     }
   }
-  const pyodide = await loadRuntime(loader, { _makeSnapshot: Boolean(key) });
-  pyodide.runPython("import widget.bridge, widget.compression");
-  // Made now, before the session holds anything: a snapshot holds no conversation.
-  return { pyodide, fromSnapshot: false, key, made: key ? makeSnapshot(pyodide) : null };
+  const pyodide = await loadRuntime(loader);
+  importWidget(pyodide);
+  return { pyodide, fromSnapshot: false, key };
 }
 
 /** @param {any} config @param {boolean} mayKeep whether the page may keep storage (consent) */
@@ -214,66 +189,44 @@ async function boot(config, mayKeep = true) {
   endpoint = config.endpoint.replace(/\/+$/, "");
   conversationKeys = storageKey("conversation", config.prefix);
   credentials = config.token ? { authorization: `Bearer ${config.token}` } : {};
-  const [{ pyodide, fromSnapshot, key, made }, { models, maxToolCalls, syncOffered }] =
+  const [{ pyodide, fromSnapshot, key }, { models, maxToolCalls, syncOffered }] =
     await Promise.all([python, fetchModels()]);
   bridge = startBridge(pyodide, { ...config, models, maxToolCalls, syncOffered });
   const start = JSON.parse(await bridge.start());
-  // For the next visit, after ready. A page closed before the write commits loses it (the
-  // next visit makes it again): `snapshotKept` says when it is safe.
+  // For the next visit, after ready. A page closed before it is kept loses it (the next visit
+  // makes it again): `snapshotKept` says when it is safe.
   snapshotKept = fromSnapshot ? Promise.resolve(true)
-    : made && key && mayKeep ? keepSnapshot(key, made) : Promise.resolve(false);
+    : key && mayKeep ? snapshotLater(key) : Promise.resolve(false);
   return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
 }
 
 /**
- * 0. WebAssembly may run here: a worker started from a `blob:` shim (the widget on another
- * origin) inherits the host page's Content-Security-Policy, which may forbid it; then Pyodide
- * would never start, and the person would wait for ever. An empty module says so at once.
+ * The snapshot for the next visit, made by a worker of its own (./snapshot-maker.js) that
+ * starts Python again as this one did, with the page's module, on another thread: made here
+ * before ready it held a first visit back 0.08x of bare Pyodide's start (Chromium, 3 A/B rounds
+ * of 7). True once it is kept.
+ * @param {string} key
  */
-function requireWebAssembly() {
+async function snapshotLater(key) {
+  if (typeof Worker !== "function") return false; // no worker can start another here
+  const maker = startModuleWorker(new URL("./snapshot-maker.js", import.meta.url));
   try {
-    // Compiled and run here and now: Firefox queues an asynchronous compile behind the page's
-    // compile of Pyodide's 10 MB (it held a first visit back 100-250 ms); WebKit compiles
-    // under such a policy and refuses only to run the module.
-    new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])));
-  } catch (error) {
-    if (/content security policy|unsafe-eval|\bCSP\b/i.test(String(error?.message))) {
-      throw new Error(`${CSP_BLOCKS} add 'wasm-unsafe-eval' to the page's script-src.`);
-    }
-  }
-}
-
-const CSP_BLOCKS = "The page's Content-Security-Policy keeps the chat's Python from starting:";
-
-/**
- * 1. Pyodide itself, with the widget's Python: the standard library's modules the widget
- * imports and its own, compiled, in one zip (tools/stdlib_subset.mjs) that Pyodide mounts as
- * its standard library, so nothing is fetched or unpacked besides. From a snapshot when
- * `options` has one.
- * @param {Promise<any>} loader  Pyodide's pyodide.mjs, imported
- */
-async function loadRuntime(loader, options = {}) {
-  const { loadPyodide } = await loader;
-  try {
-    return await loadPyodide({
-      indexURL: new URL("pyodide/", RUNTIME).href,
-      stdLibURL: new URL("pyodide/widget_python.zip", RUNTIME).href,
-      packages: [],
-      ...options,
+    const kept = new Promise((resolve) => {
+      maker.onmessage = ({ data }) => resolve(data === true);
+      maker.onerror = () => resolve(false);
     });
-  } catch (error) {
-    if (options._loadSnapshot) throw error; // the caller starts again without it
-    throw new Error(`The Python runtime did not load (${error.message}). Check that the server ran "make serve" or "make test" to build it.`);
-  }
-}
-
-/** Python with the widget imported, as bytes; null if this runtime cannot make one. */
-function makeSnapshot(pyodide) {
-  try {
-    return pyodide.makeMemorySnapshot();
+    const module = await fromPage;
+    try {
+      maker.postMessage({ module, key });
+    } catch { // a browser that cannot hand a module to a worker
+      maker.postMessage({ module: null, key });
+    }
+    return await kept;
   } catch (error) {
     console.warn(`Chatkeep: no runtime snapshot for the next visit (${error.message}).`);
-    return null;
+    return false;
+  } finally {
+    maker.terminate();
   }
 }
 

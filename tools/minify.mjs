@@ -1,5 +1,5 @@
 // The element's scripts as browsers get them: each file minified on its own (esbuild, no
-// bundling, so every module keeps its name and relative imports; the worker alone is bundled),
+// bundling, so every module keeps its name and relative imports; the workers alone are bundled),
 // with a linked source map; and the whole element once more as one file, bundle.js, which the
 // entry loads instead of the thirty-odd modules (server/build.py).
 // Written to static/runtime/min/; the server serves a copy only while it is newer than its
@@ -24,10 +24,10 @@ function sources(folder) {
 
 const OPTIONS = { format: "esm", minify: true, target: "es2022", legalComments: "none" };
 /**
- * The worker is one file with its imports (a realm of its own: nothing is shared with the page),
+ * Each worker is one file with its imports (a realm of its own: nothing is shared with the page),
  * so it starts after one fetch instead of two rounds.
  */
-const BUNDLED = new Set(["worker.js"]);
+const BUNDLED = new Set(["worker.js", "snapshot-maker.js"]);
 
 let before = 0;
 let after = 0;
