@@ -161,7 +161,7 @@ async function storage(json) {
 // build's digest, known from this script's own URL before anything is fetched. Files served by
 // their plain paths name no build: no snapshot then.
 
-/** Python with the widget imported; its stages are numbered below. */
+/** Python with the widget imported; its stages are numbered here and in ./python-runtime.js. */
 async function startPython() {
   // Pyodide's loader is fetched while storage is asked for a snapshot. Its 1.3 MB glue script
   // waits for loadPyodide: compiled this early too, it slowed first visits on two cores.
