@@ -2,7 +2,7 @@
 // before the element's, so an inline chat's worker starts Python while the element sets itself
 // up, and the element takes it. A launcher starts nothing until it is opened.
 
-import { startModuleWorker } from "./module-worker.js";
+import { postModule, startModuleWorker } from "./module-worker.js";
 import { KIND } from "./protocol.js";
 
 export const WORKER_URL = new URL("./worker.js", import.meta.url);
@@ -62,13 +62,7 @@ function handRuntime(/** @type {Worker} */ worker) {
   const compiled = typeof WebAssembly?.compileStreaming === "function" && !webKit
     ? WebAssembly.compileStreaming(fetch(RUNTIME_WASM)).catch(() => null)
     : Promise.resolve(null);
-  compiled.then((module) => {
-    try {
-      worker.postMessage({ id: "runtime", type: KIND.runtime, module });
-    } catch { // a browser that cannot hand a module to a worker
-      worker.postMessage({ id: "runtime", type: KIND.runtime, module: null });
-    }
-  });
+  compiled.then((module) => postModule(worker, { id: "runtime", type: KIND.runtime, module }));
 }
 
 startEarly();

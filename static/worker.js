@@ -11,7 +11,7 @@ import { openStream } from "./sse.js";
 import { downscaled } from "./downscale.js";
 import { pdfText } from "./pdf-reader.js";
 import { BUILD } from "./served-from.js";
-import { startModuleWorker } from "./module-worker.js";
+import { postModule, startModuleWorker } from "./module-worker.js";
 import { importLoader, importWidget, loadRuntime, requireWebAssembly, RUNTIME, useRuntimeFromPage } from "./python-runtime.js";
 import { forgetSnapshot, keptSnapshot } from "./snapshot-store.js";
 import { SyncClient } from "./sync-client.js";
@@ -202,9 +202,9 @@ async function boot(config, mayKeep = true) {
 
 /**
  * The snapshot for the next visit, made by a worker of its own (./snapshot-maker.js) that
- * starts Python again as this one did, with the page's module, on another thread: made here
- * before ready it held a first visit back 0.08x of bare Pyodide's start (Chromium, 3 A/B rounds
- * of 7). True once it is kept.
+ * starts Python again as this one did, with the page's module, on another thread: made here,
+ * it was on a first visit's path before ready (Python started to be snapshotted, then the
+ * snapshot taken; docs/benchmarks.md has the A/B). True once it is kept.
  * @param {string} key
  */
 async function snapshotLater(key) {
@@ -215,12 +215,7 @@ async function snapshotLater(key) {
       maker.onmessage = ({ data }) => resolve(data === true);
       maker.onerror = () => resolve(false);
     });
-    const module = await fromPage;
-    try {
-      maker.postMessage({ module, key });
-    } catch { // a browser that cannot hand a module to a worker
-      maker.postMessage({ module: null, key });
-    }
+    postModule(maker, { module: await fromPage, key });
     return await kept;
   } catch (error) {
     console.warn(`Chatkeep: no runtime snapshot for the next visit (${error.message}).`);
