@@ -1,7 +1,8 @@
 """Boot, side by side in one run: the widget to `session.ready` against a bare page that only
 calls `loadPyodide()` from the same server, files and caching, both on a host page of another
-origin (as a shop embeds the widget). Cold is a new browser profile (empty HTTP and code
-caches); warm is a reload. Also the weight of a cold visit, compressed, split into Pyodide's
+origin (as a shop embeds the widget), in a Chromium nothing is attached to (bench/plain.py).
+Cold is a new browser with a new profile (empty HTTP and code caches); warm is the page opened
+again in the same browser. Also the weight of a cold visit, compressed, split into Pyodide's
 own files and Chatkeep's."""
 
 from __future__ import annotations
@@ -12,14 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from bench import row
-from bench.host import (
-    FROM_SNAPSHOT,
-    SNAPSHOT_KEPT,
-    bare_page,
-    host_site,
-    launch_options,
-    widget_page,
-)
+from bench.host import bare_page, hosting, launch_options, widget_page
+from bench.plain import reporting, visits
 from server.testing import ChatkeepServer
 
 RUNS = 5
@@ -38,55 +33,22 @@ WHY = (
 
 
 def bench_boot() -> list[dict[str, Any]]:
-    from playwright.sync_api import Browser, Page, sync_playwright
-
-    def boot(page: Page, url: str) -> float:
-        """Milliseconds from the page's navigation to ready, as the page itself measured."""
-        page.goto(url)
-        page.wait_for_function("window.bootDone === true", timeout=120_000)
-        at: float = page.evaluate("window.bootAt")
-        return at
-
-    def cold(browser: Browser, url: str) -> tuple[float, dict[str, int]]:
-        context = browser.new_context(service_workers="block")
-        page = context.new_page()
-        sizes: dict[str, int] = {}
-        page.on(
-            "requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"])
-        )
-        elapsed = boot(page, url)
-        context.close()
-        return elapsed, sizes
-
-    with (
-        host_site() as (host, pages),
-        ChatkeepServer("--allowed-origin", host) as server,
-        sync_playwright() as playwright,
-    ):
-        pages["/bare"], pages["/widget"] = bare_page(server.url), widget_page(server.url)
-        browser = playwright.chromium.launch(**launch_options())
-        bare_url, widget_url = f"{host}/bare", f"{host}/widget"
-        cold_bare: list[float] = []
-        cold_widget: list[float] = []
-        weights: dict[str, int] = {}
+    with hosting() as site, ChatkeepServer("--allowed-origin", site.url) as server:
+        site.pages["/bare"] = reporting(bare_page(server.url), RUNS + 1)
+        site.pages["/widget"] = reporting(widget_page(server.url), RUNS + 1)
+        site.pages["/cold/bare"] = reporting(bare_page(server.url), 1)
+        site.pages["/cold/widget"] = reporting(widget_page(server.url), 1)
+        cold: dict[str, list[float]] = {"bare": [], "widget": []}
         for _ in range(RUNS):  # alternate, so drift affects both alike
-            cold_bare.append(cold(browser, bare_url)[0])
-            elapsed, weights = cold(browser, widget_url)
-            cold_widget.append(elapsed)
+            for page in cold:
+                cold[page].append(visits(site, f"/cold/{page}")[0]["at"])
         warm: dict[str, list[float]] = {}
-        for url in (bare_url, widget_url):
-            context = browser.new_context(service_workers="block")
-            page = context.new_page()
-            boot(page, url)  # the first visit
-            if url == widget_url:
-                page.evaluate(SNAPSHOT_KEPT)
-            warm[url] = []
-            for _ in range(RUNS):
-                warm[url].append(boot(page, url))
-                if url == widget_url and not page.evaluate(FROM_SNAPSHOT):
-                    raise RuntimeError("a warm visit started without the kept snapshot")
-            context.close()
-        browser.close()
+        for page in ("bare", "widget"):
+            returns = visits(site, f"/{page}", RUNS + 1)[1:]  # after the first visit
+            if page == "widget" and not all(visit["fromSnapshot"] for visit in returns):
+                raise RuntimeError("a warm visit started without the kept snapshot")
+            warm[page] = [visit["at"] for visit in returns]
+        weights = cold_visit_weights(f"{site.url}/cold/widget")
 
     pyodide_bytes = sum(size for url, size in weights.items() if "/runtime/pyodide/" in url)
     own_bytes = sum(size for url, size in weights.items()
@@ -97,19 +59,36 @@ def bench_boot() -> list[dict[str, Any]]:
     pyodide_bytes -= widget_part
     own_bytes += widget_part
     total = pyodide_bytes + own_bytes
-    warm_ratio = statistics.median(warm[widget_url]) / statistics.median(warm[bare_url])
-    cold_ratio = statistics.median(cold_widget) / statistics.median(cold_bare)
-    print(f"boot medians: warm {statistics.median(warm[widget_url]):.0f} ms vs bare "
-          f"{statistics.median(warm[bare_url]):.0f} ms; cold {statistics.median(cold_widget):.0f} "
-          f"ms vs bare {statistics.median(cold_bare):.0f} ms")  # fmt: skip
+    medians = {kind: {page: statistics.median(times[page]) for page in times}
+               for kind, times in (("warm", warm), ("cold", cold))}  # fmt: skip
+    for kind, median in medians.items():
+        print(f"boot, {kind}: widget {median['widget']:.0f} ms, bare {median['bare']:.0f} ms")
     return [
-        row("boot to ready, warm, / bare Pyodide (median of 5)", warm_ratio, 1.0, "x", why=WHY),
-        row("boot to ready, cold, / bare Pyodide (median of 5)", cold_ratio, 1.0, "x",
-            why=COLD_WHY),
+        row("boot to ready, warm, / bare Pyodide (median of 5)",
+            medians["warm"]["widget"] / medians["warm"]["bare"], 1.0, "x", why=WHY),
+        row("boot to ready, cold, / bare Pyodide (median of 5)",
+            medians["cold"]["widget"] / medians["cold"]["bare"], 1.0, "x", why=COLD_WHY),
         row(f"cold visit: Pyodide {pyodide_bytes / 2**20:.2f} MiB + Chatkeep "
             f"{own_bytes / 2**10:.0f} KiB; Chatkeep's share", 100 * own_bytes / total, 10, "%"),
         row("cold inline visit: all bytes, compressed", total / 1e6, 6, " MB"),
     ]  # fmt: skip
+
+
+def cold_visit_weights(url: str) -> dict[str, int]:
+    """What a first visit to `url` downloads, compressed: URL → bytes (Playwright counts them)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(**launch_options())
+        page = browser.new_context(service_workers="block").new_page()
+        sizes: dict[str, int] = {}
+        page.on(
+            "requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"])
+        )
+        page.goto(url)
+        page.wait_for_function("window.bootDone === true", timeout=120_000)
+        browser.close()
+    return sizes
 
 
 def widget_share_of_python_zip() -> float:

@@ -3,6 +3,7 @@ widget), a bare Pyodide page as the baseline, and the browser they run in."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,8 +20,6 @@ READY_MARK = "window.bootAt = performance.now();\nwindow.bootDone = true;"
 #: Resolves once the widget has kept Python's memory snapshot (static/snapshot-store.js): a
 #: first visit that ends sooner leaves the next one nothing to boot from.
 SNAPSHOT_KEPT = "document.querySelector('chat-widget').session.snapshotKept()"
-#: Whether this visit booted from it.
-FROM_SNAPSHOT = "document.querySelector('chat-widget').session.startedFromSnapshot"
 
 
 def launch_options() -> dict[str, Any]:
@@ -59,30 +58,62 @@ await document.querySelector("chat-widget").session.ready;
 </script></body></html>"""
 
 
+class HostSite:
+    """Another web site on its own port (so its own origin): serves `pages` (path → HTML, the
+    query ignored) and keeps what its pages POST, as JSON, in `reports`."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.pages: dict[str, str] = {}
+        self.reports: list[Any] = []
+        self.reported = threading.Condition()
+
+    def reports_after(self, first: int, count: int, timeout: float) -> list[Any] | None:
+        """The `count` reports after the first `first`, once made; None if not in `timeout` s."""
+        with self.reported:
+            made = self.reported.wait_for(lambda: len(self.reports) >= first + count, timeout)
+            return self.reports[first : first + count] if made else None
+
+
 @contextmanager
-def host_site() -> Iterator[tuple[str, dict[str, str]]]:
-    """Another web site on its own port (so its own origin): path → the HTML it serves."""
-    pages: dict[str, str] = {}
+def hosting() -> Iterator[HostSite]:
+    site: HostSite
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            body = pages.get(self.path, "").encode()
+            body = site.pages.get(self.path.split("?")[0], "").encode()
             self.send_response(200 if body else 404)
             self.send_header("content-type", "text/html; charset=utf-8")
             self.send_header("cache-control", "no-store")
             self.end_headers()
             self.wfile.write(body)
 
+        def do_POST(self) -> None:
+            report = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            self.send_response(204)
+            self.end_headers()
+            with site.reported:
+                site.reports.append(report)
+                site.reported.notify_all()
+
         def log_message(self, *args: object) -> None:
             pass
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    site = HostSite(f"http://127.0.0.1:{httpd.server_address[1]}")
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", pages
+        yield site
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@contextmanager
+def host_site() -> Iterator[tuple[str, dict[str, str]]]:
+    """A host site's address and its pages (path → the HTML it serves)."""
+    with hosting() as site:
+        yield site.url, site.pages
 
 
 @contextmanager

@@ -1,0 +1,69 @@
+"""Chromium started plainly, with no DevTools client attached, for the boot rows: start times
+as a visitor's browser has them, reported by the page itself to the host site.
+
+Playwright drives Chromium over the DevTools protocol. It holds every new worker until it has
+attached to it, and the inspector it enables there makes V8 record a detailed stack trace for
+each exception thrown, caught or not. Pyodide throws a few hundred while it starts (probing its
+imports, looking up files), and the first trace makes V8 parse its 1 MB glue again for source
+positions (33 ms in a trace; none with nothing attached). A page's Pyodide starts unattended and,
+warm, takes its glue from the code cache: measured through Playwright, only the widget's worker
+paid for being watched (docs/benchmarks.md, "Measured as a visitor has it")."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.host import READY_MARK, HostSite
+from server.testing import CHROMIUM_FLAGS
+
+#: After ready, the page posts its own clock to the host site; a widget says whether it started
+#: from the snapshot it kept. A visit before the last keeps the snapshot, then opens the next.
+REPORT = """
+const visit = Number(new URLSearchParams(location.search).get("visit") ?? 0);
+const widget = document.querySelector("chat-widget");
+if (widget && visit < LAST) await widget.session.snapshotKept();
+await fetch("/report", { method: "POST", body: JSON.stringify({
+  visit, at: window.bootAt, fromSnapshot: widget ? widget.session.startedFromSnapshot : null }) });
+if (visit < LAST) location.search = `?visit=${visit + 1}`;
+"""
+TIMEOUT = 120.0
+
+
+def reporting(page: str, visits: int) -> str:
+    """`page` (bench/host.py) reporting when ready, and opening itself again, `visits` in all."""
+    return page.replace(READY_MARK, READY_MARK + REPORT.replace("LAST", str(visits - 1)))
+
+
+def visits(site: HostSite, path: str, count: int = 1) -> list[dict[str, Any]]:
+    """Opens `path` (a page `reporting` `count` visits) in a new browser with a new profile."""
+    profile = tempfile.mkdtemp(prefix="chatkeep-bench-")
+    first = len(site.reports)
+    browser = subprocess.Popen(
+        [chromium(), "--headless=new", *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+         "--no-first-run", "--no-default-browser-check", site.url + path],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        reports = site.reports_after(first, count, TIMEOUT)
+    finally:
+        browser.kill()
+        browser.wait()
+        shutil.rmtree(profile, ignore_errors=True)
+    if reports is None:
+        raise RuntimeError(f"{path}: {len(site.reports) - first} of {count} visits were ready "
+                           f"within {TIMEOUT:.0f} s")  # fmt: skip
+    return reports
+
+
+def chromium() -> str:
+    """Debian's Chromium where installed, else Playwright's own build."""
+    if Path("/usr/bin/chromium").exists():
+        return "/usr/bin/chromium"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        return playwright.chromium.executable_path
