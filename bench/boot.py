@@ -17,7 +17,9 @@ from bench.host import bare_page, hosting, launch_options, widget_page
 from bench.plain import reporting, visits
 from server.testing import ChatkeepServer
 
-RUNS = 5
+WARM_RUNS = 5
+#: a new browser per first visit varies more from run to run than a reload does
+COLD_RUNS = 9
 #: Pyodide's standard library (the modules the widget imports) and the widget's own modules
 PYTHON_ZIP = Path(__file__).resolve().parents[1] / "static/runtime/pyodide/widget_python.zip"
 COLD_WHY = (
@@ -34,17 +36,17 @@ WHY = (
 
 def bench_boot() -> list[dict[str, Any]]:
     with hosting() as site, ChatkeepServer("--allowed-origin", site.url) as server:
-        site.pages["/bare"] = reporting(bare_page(server.url), RUNS + 1)
-        site.pages["/widget"] = reporting(widget_page(server.url), RUNS + 1)
+        site.pages["/bare"] = reporting(bare_page(server.url), WARM_RUNS + 1)
+        site.pages["/widget"] = reporting(widget_page(server.url), WARM_RUNS + 1)
         site.pages["/cold/bare"] = reporting(bare_page(server.url), 1)
         site.pages["/cold/widget"] = reporting(widget_page(server.url), 1)
         cold: dict[str, list[float]] = {"bare": [], "widget": []}
-        for _ in range(RUNS):  # alternate, so drift affects both alike
+        for _ in range(COLD_RUNS):  # alternate, so drift affects both alike
             for page in cold:
                 cold[page].append(visits(site, f"/cold/{page}")[0]["at"])
         warm: dict[str, list[float]] = {}
         for page in ("bare", "widget"):
-            returns = visits(site, f"/{page}", RUNS + 1)[1:]  # after the first visit
+            returns = visits(site, f"/{page}", WARM_RUNS + 1)[1:]  # after the first visit
             if page == "widget" and not all(visit["fromSnapshot"] for visit in returns):
                 raise RuntimeError("a warm visit started without the kept snapshot")
             warm[page] = [visit["at"] for visit in returns]
@@ -64,9 +66,9 @@ def bench_boot() -> list[dict[str, Any]]:
     for kind, median in medians.items():
         print(f"boot, {kind}: widget {median['widget']:.0f} ms, bare {median['bare']:.0f} ms")
     return [
-        row("boot to ready, warm, / bare Pyodide (median of 5)",
+        row(f"boot to ready, warm, / bare Pyodide (median of {WARM_RUNS})",
             medians["warm"]["widget"] / medians["warm"]["bare"], 1.0, "x", why=WHY),
-        row("boot to ready, cold, / bare Pyodide (median of 5)",
+        row(f"boot to ready, cold, / bare Pyodide (median of {COLD_RUNS})",
             medians["cold"]["widget"] / medians["cold"]["bare"], 1.0, "x", why=COLD_WHY),
         row(f"cold visit: Pyodide {pyodide_bytes / 2**20:.2f} MiB + Chatkeep "
             f"{own_bytes / 2**10:.0f} KiB; Chatkeep's share", 100 * own_bytes / total, 10, "%"),

@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from bench.host import READY_MARK, HostSite
 from server.testing import CHROMIUM_FLAGS
@@ -30,6 +31,13 @@ await fetch("/report", { method: "POST", body: JSON.stringify({
   visit, at: window.bootAt, fromSnapshot: widget ? widget.session.startedFromSnapshot : null }) });
 if (visit < LAST) location.search = `?visit=${visit + 1}`;
 """
+#: The first page a new browser opens: it waits, then opens the page measured, so that the
+#: browser's own start (its profile, its built-in pages) is over, as a visitor's would be.
+SETTLE = """<!doctype html><title>settling</title><script>
+const then = new URLSearchParams(location.search).get("then");
+setTimeout(() => location.replace(then), SECONDS * 1000);
+</script>"""
+SETTLE_SECONDS = 2
 TIMEOUT = 120.0
 
 
@@ -41,10 +49,11 @@ def reporting(page: str, visits: int) -> str:
 def visits(site: HostSite, path: str, count: int = 1) -> list[dict[str, Any]]:
     """Opens `path` (a page `reporting` `count` visits) in a new browser with a new profile."""
     profile = tempfile.mkdtemp(prefix="chatkeep-bench-")
+    site.pages["/settle"] = SETTLE.replace("SECONDS", str(SETTLE_SECONDS))
     first = len(site.reports)
     browser = subprocess.Popen(
         [chromium(), "--headless=new", *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-         "--no-first-run", "--no-default-browser-check", site.url + path],
+         "--no-first-run", "--no-default-browser-check", f"{site.url}/settle?then={quote(path)}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
