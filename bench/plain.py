@@ -11,7 +11,9 @@ paid for being watched (docs/benchmarks.md, "Measured as a visitor has it")."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -54,12 +56,12 @@ def visits(site: HostSite, path: str, count: int = 1) -> list[dict[str, Any]]:
     browser = subprocess.Popen(
         [chromium(), "--headless=new", *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
          "--no-first-run", "--no-default-browser-check", f"{site.url}/settle?then={quote(path)}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     try:
         reports = site.reports_after(first, count, TIMEOUT)
     finally:
-        browser.kill()
+        os.killpg(browser.pid, signal.SIGKILL)  # its renderers and workers too, not only itself
         browser.wait()
         shutil.rmtree(profile, ignore_errors=True)
     if reports is None:
