@@ -14,8 +14,8 @@
 // codecs a page may name.
 //
 // Then `pdf/pdf_stdlib.zip`: the modules reading a PDF with pypdf (runtime/pdf/pypdf.whl)
-// loads on top of those (a PDF read, one with a password tried), fetched with pypdf only when
-// a person attaches a PDF (static/pdf-reader.js).
+// loads on top of those (a PDF read, one with a password tried) and every text codec pypdf's
+// code names, fetched with pypdf only when a person attaches a PDF (static/pdf-reader.js).
 
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -146,8 +146,11 @@ pyodide.unpackArchive(new Uint8Array(readFileSync(join(runtime, "pdf", "pypdf.wh
 const samples = pyodide.toPy({ __name__: "sample_pdf" });
 pyodide.runPython(readFileSync(join(dirname(fileURLToPath(import.meta.url)), "sample_pdf.py"), "utf8"), { globals: samples });
 for (const name of ["sample_pdf", "locked_pdf"]) pyodide.globals.set(name, samples.get(name));
+pyodide.globals.set("site_packages", sitePackages);
 const added = pyodide.runPython(`
+import codecs, encodings, marshal, pathlib
 import widget.pdf_text
+from encodings.aliases import aliases
 
 widget.pdf_text.pdf_text(sample_pdf("Hello", "world"), "a.pdf")
 for data in (locked_pdf("Secret", "password"), b"not a PDF"):
@@ -155,7 +158,39 @@ for data in (locked_pdf("Secret", "password"), b"not a PDF"):
         widget.pdf_text.pdf_text(data, "b.pdf")
     except widget.pdf_text.PdfUnreadable:
         pass
+
+
+def text_codecs_named(folder):
+    """The codec modules of every text encoding the compiled code in folder names: pypdf
+    decodes a PDF's strings and fonts by name (UTF-16BE, Windows and Mac code pages, CJK ones),
+    each only when a PDF needs it, so one the sample PDFs never needed would be missing."""
+    strings = set()
+
+    def constants(code):
+        for value in code.co_consts:
+            if isinstance(value, type(code)):
+                constants(value)
+            elif isinstance(value, (tuple, frozenset)):
+                strings.update(item for item in value if isinstance(item, str))
+            elif isinstance(value, str):
+                strings.add(value)
+
+    for path in pathlib.Path(folder).rglob("*.pyc"):
+        constants(marshal.loads(path.read_bytes()[16:]))
+    modules = set()
+    for name in strings:
+        try:
+            text = codecs.lookup(name)._is_text_encoding
+        except (LookupError, TypeError, ValueError):
+            continue
+        if text:
+            normal = encodings.normalize_encoding(name.lower())
+            modules.add(f"encodings/{aliases.get(normal, normal)}.pyc")
+    return modules & every
+
+
+pdf_codecs = text_codecs_named(f"{site_packages}/pypdf")
 # The packages already in widget_python.zip stay out (their modules are added to them).
-sorted(write_subset(loaded_from_stdlib() - names, "/out/pdf/pdf_stdlib.zip", every - names))
+sorted(write_subset((loaded_from_stdlib() | pdf_codecs) - names, "/out/pdf/pdf_stdlib.zip", every - names))
 `).toJs();
 console.log(`pdf_stdlib.zip: ${added.length} files (${added.join(", ")})`);
