@@ -31,7 +31,10 @@ ENGINES: dict[str, Callable[[], Driver]] = {"Firefox": FirefoxDriver, "WebKit": 
 
 def boot(driver: Driver, url: str) -> float:
     driver.goto(url)
-    return float(driver.evaluate(BOOTED))
+    try:
+        return float(driver.evaluate(BOOTED))
+    except AssertionError as error:  # which of the two pages, so a hang can be looked into
+        raise AssertionError(f"{url}: {error}") from error
 
 
 def bench_engines() -> list[dict[str, Any]]:
