@@ -7,23 +7,25 @@ shape read from its type hint. The worker hands this table to the page at boot, 
 page checks every call against it before it crosses.
 
 A shape is a JSON type (`string`, `integer`, `boolean`, `array`, `object`) or `any`; a
-trailing `?` allows `null` or leaving the argument out.
+trailing `?` allows `null` or leaving the argument out. Shapes are read from the hints' text
+(the facades defer their annotations), not by evaluating them: evaluating took a first visit's
+start 17 ms of the widget's import in Pyodide, and a hint with no shape fails the import all
+the same.
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-import types
-import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .conversations import Conversations
 from .synced import SyncedHistory
 
-_SHAPES: dict[object, str] = {str: "string", int: "integer", bool: "boolean", list: "array",
-                              dict: "object", object: "any"}  # fmt: skip
+_SHAPES = {"str": "string", "int": "integer", "bool": "boolean", "list": "array", "dict": "object",
+           "object": "any"}  # fmt: skip
+_OPTIONAL = "| None"
 
 
 def camel_case(name: str) -> str:
@@ -46,20 +48,23 @@ def methods(facade: type = Conversations) -> dict[str, Callable[..., Any]]:
     }
 
 
-def _shape(hint: object) -> str:
-    arguments = typing.get_args(hint)
-    if isinstance(hint, types.UnionType) and type(None) in arguments:
-        [inner] = [a for a in arguments if a is not type(None)]
-        return _shape(inner) + "?"
-    return _SHAPES[typing.get_origin(hint) or hint]
+def _shape(hint: str) -> str:
+    """`str | None` → `string?`, `list[Message]` → `array`: the shape an annotation's text names."""
+    if hint.endswith(_OPTIONAL):
+        return _shape(hint.removesuffix(_OPTIONAL).strip()) + "?"
+    shape = _SHAPES.get(hint.split("[", 1)[0].strip())
+    if shape is None:
+        raise TypeError(f'the type hint "{hint}" has no JSON shape: use one of {sorted(_SHAPES)}')
+    return shape
 
 
 def table(facade: type = Conversations) -> dict[str, dict[str, str]]:
     """Operation → argument name → shape, from the signatures."""
     found = {}
     for operation, method in methods(facade).items():
-        hints = typing.get_type_hints(method)
-        names = list(inspect.signature(method).parameters)[1:]
+        code = method.__code__
+        names = code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount]
+        hints = method.__annotations__
         found[operation] = {camel_case(name): _shape(hints[name]) for name in names}
     return found
 

@@ -29,7 +29,7 @@ from widget.conversations import Conversations
 from widget.errors import STOPPED
 from widget.history import History
 from widget.key_value import MemoryKeyValue
-from widget.operations import OPERATIONS, SYNC_OPERATIONS, check_arguments, snake_case
+from widget.operations import OPERATIONS, SYNC_OPERATIONS, check_arguments, snake_case, table
 from widget.protocol import EVENT_DATA, PAYLOADS, conforms
 from widget.synced import SyncedHistory
 from widget.texts import TEXTS
@@ -151,6 +151,24 @@ def test_the_operations_are_the_facades_public_async_methods() -> None:
     assert OPERATIONS["rename"] == {"conversationId": "string", "title": "string"}
     assert OPERATIONS["restore"] == {"snapshot": "any"}
     assert OPERATIONS["registerTool"]["parameters"] == "object?"
+
+
+class _Facade:
+    """A facade as an operation's author might write it, to read its table."""
+
+    async def tag(self, name: str, *, weight: int | None = None, labels: list[str] | None = None) -> None: ...
+
+
+def test_shapes_are_read_from_the_hints_text_keyword_only_arguments_too() -> None:
+    assert table(_Facade) == {"tag": {"name": "string", "weight": "integer?", "labels": "array?"}}
+
+
+def test_a_hint_with_no_json_shape_fails_the_import_naming_it() -> None:
+    class Facade:
+        async def move(self, to: tuple[int, int]) -> None: ...
+
+    with pytest.raises(TypeError, match=r'the type hint "tuple\[int, int\]" has no JSON shape'):
+        table(Facade)
 
 
 def test_the_page_uses_only_declared_operations_and_every_one_is_used() -> None:
