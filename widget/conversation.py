@@ -8,11 +8,11 @@ runs the turn loop that extends it, through the few methods at the end of the cl
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Sequence
 
 from . import snapshots, versions
 from .errors import HistoryError, TurnError, WidgetError
+from .ids import new_id
 from .messages import RATINGS, Message, copy_message, pending_tool_calls, validate_messages
 from .snapshots import THINKING_LEVELS, Snapshot
 from .streams import AnswerBuilder
@@ -289,7 +289,3 @@ class Conversation:
         self.updated = self._clock()
         self.created = self.created or self.updated
         self._emit("messages")
-
-
-def new_id() -> str:
-    return uuid.uuid4().hex

@@ -10,10 +10,11 @@ for room (`widget.history`).
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from .ids import new_id
 
 META_VERSION = 1
 
@@ -45,7 +46,7 @@ def meta_text(
 ) -> str:
     """The meta of a conversation as stored, with a new revision."""
     meta: dict[str, Any] = {"v": META_VERSION, "title": title, "updated": updated,
-                            "rev": uuid.uuid4().hex, "size": size}  # fmt: skip
+                            "rev": new_id(), "size": size}  # fmt: skip
     if named:
         meta["named"] = True
     if pending:
@@ -58,7 +59,7 @@ def meta_text(
 def repinned(text: str, pinned: bool) -> str:
     """The same meta text, pinned or not, with a new revision (so other tabs hear of it)."""
     meta = json.loads(text)
-    meta["rev"] = uuid.uuid4().hex
+    meta["rev"] = new_id()
     if pinned:
         meta["pinned"] = True
     else:

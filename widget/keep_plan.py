@@ -8,11 +8,11 @@ full (`giving_up_one`). Each step is a new frozen plan; nothing here touches the
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 
 from .entries import Entry, meta_text
+from .ids import new_id
 from .snapshots import Snapshot
 
 
@@ -73,5 +73,5 @@ class KeepPlan:
 
     def as_copy(self) -> KeepPlan:
         """Another tab added turns: this version is kept beside it, as a new conversation."""
-        copy = replace(self.snapshot, id=uuid.uuid4().hex)
+        copy = replace(self.snapshot, id=new_id())
         return replace(self, snapshot=copy, expect={}, pinned=False)

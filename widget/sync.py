@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .history import History
+from .ids import new_id
 from .key_value import Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .snapshots import Snapshot, from_dict, read_snapshot
@@ -199,7 +199,7 @@ class Syncer:
         # Changed on both sides: this device's version stays and is sent next (replacing
         # the revision just seen); the other's is kept beside it as a copy.
         title = _other_device(str(payload.get("title") or snapshot.title))
-        copy = dataclasses.replace(snapshot, id=uuid.uuid4().hex, title=title)
+        copy = dataclasses.replace(snapshot, id=new_id(), title=title)
         if await self._keep(copy, {**payload, "named": True}) is not None:
             touched.add(copy.id)
         old_local = synced.local if synced is not None else ""
