@@ -156,7 +156,9 @@ def test_the_operations_are_the_facades_public_async_methods() -> None:
 class _Facade:
     """A facade as an operation's author might write it, to read its table."""
 
-    async def tag(self, name: str, *, weight: int | None = None, labels: list[str] | None = None) -> None: ...
+    async def tag(
+        self, name: str, *, weight: int | None = None, labels: list[str] | None = None
+    ) -> None: ...
 
 
 def test_shapes_are_read_from_the_hints_text_keyword_only_arguments_too() -> None:
