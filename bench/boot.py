@@ -83,12 +83,14 @@ def cold_visit_weights(url: str) -> dict[str, int]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_options())
         page = browser.new_context(service_workers="block").new_page()
-        sizes: dict[str, int] = {}
-        page.on(
-            "requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"])
-        )
+        finished: list[Any] = []
+        # a function of Python's own: Playwright marks its handlers, a bound builtin cannot be
+        page.on("requestfinished", lambda request: finished.append(request))
         page.goto(url)
         page.wait_for_function("window.bootDone === true", timeout=120_000)
+        # Sized here, while the browser runs: a request finishing as it closes (the snapshot's
+        # maker fetches after ready) could no longer say its size.
+        sizes = {request.url: request.sizes()["responseBodySize"] for request in finished[:]}
         browser.close()
     return sizes
 
