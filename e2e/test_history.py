@@ -202,6 +202,13 @@ def test_the_history_page(page: Page) -> None:
     rows = history_rows(page)
     expect(rows).to_have_count(2)
     expect(rows.first).to_contain_text("Second chat")
+    when = rows.first.locator("time")  # when it last changed, as this browser writes a date
+    written = when.evaluate(
+        'time => new Intl.DateTimeFormat(undefined, {dateStyle: "medium", timeStyle: "short"})'
+        ".format(new Date(time.dateTime))"
+    )
+    expect(when).to_have_text(written)
+    assert written.strip()
     expect(rows.first).to_have_attribute("aria-current", "true")
     expect(rows.last).not_to_have_attribute("aria-current", "true")
     element_before = page.evaluate_handle("document.querySelector('chat-widget')")
