@@ -133,6 +133,22 @@ def test_the_conversation_start_up_opens_is_drawn_once_before_python_runs(page: 
     expect(answer.last).to_contain_text("Hana")
 
 
+def test_a_first_visit_loads_markdown_only_once_python_is_ready(page: Page) -> None:
+    """Nothing to draw before then: loading it at once took a first visit's start time."""
+    renderer: list[str] = []
+    page.on("request", lambda r: renderer.append(r.url) if "/vendor/" in r.url else None)
+    runtime = HeldRuntime(page)
+    host_page(page, 'history="memory"', ready=False)
+    expect(page.get_by_role("textbox", name="Message")).to_be_editable()
+    page.wait_for_timeout(300)  # ample time for a load that should not start
+    assert renderer == [] and page.evaluate(READY_NOW) == "waiting"
+    runtime.release()
+    widget(page).wait_ready()
+    widget(page).send("Hello")
+    expect(log(page).locator("article[data-role=assistant] p").first).to_be_visible()  # Markdown
+    assert any(url.endswith("/markdown-it.mjs") for url in renderer), renderer
+
+
 def test_a_message_sent_before_python_runs_is_shown_at_once_and_answered_once(
     page: Page,
 ) -> None:

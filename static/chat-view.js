@@ -42,6 +42,8 @@ export class ChatView {
   #rendering = null;
   /** @type {(render: (target: HTMLElement, text: string) => void) => void} */
   #rendered = () => {};
+  /** whether the chat shows (inline, or a launcher opened once) */
+  #showing = false;
   /** @type {import("./strings.js").Translate} the strings of the widget's language */
   #t = english;
 
@@ -151,8 +153,20 @@ export class ChatView {
     });
   }
 
-  /** Shows the chat: answers are drawn as Markdown from now on (loaded here, once). */
+  /**
+   * Shows the chat. Its Markdown renderer loads once there is a message to draw, or once
+   * Python is ready: loaded at once, markdown-it and DOMPurify (~50 ms of the page's main
+   * thread) took that time from a first visit's start, and in WebKit, which fetches a worker's
+   * files through the page's main thread, held up the worker's own downloads.
+   */
   show() {
+    this.#showing = true;
+    if (this.#client?.state.messages.length) this.#loadRenderer();
+    else this.#client?.ready.catch(() => {}).then(() => this.#loadRenderer());
+  }
+
+  /** markdown-it and DOMPurify, loaded once; the transcript draws as soon as they are. */
+  #loadRenderer() {
     const hosts = imageHosts(this.#host);
     this.#rendering ??= createRenderer({ imageHosts: hosts, copyLabel: () => this.#t("copy") }).then(this.#rendered);
   }
@@ -207,6 +221,7 @@ export class ChatView {
     });
     client.addEventListener(EVENT.messages, (event) => {
       const { at, add, turn } = /** @type {CustomEvent} */ (event).detail;
+      if (this.#showing && client.state.messages.length) this.#loadRenderer();
       transcript.messagesChanged(client.state.messages, at);
       this.renderLists(); // the live conversation may have become (or stopped being) empty
       // Each message a turn settles is news for the host; opening a conversation is not.
