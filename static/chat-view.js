@@ -167,8 +167,8 @@ export class ChatView {
 
   /** markdown-it and DOMPurify, loaded once; the transcript draws as soon as they are. */
   #loadRenderer() {
-    const hosts = imageHosts(this.#host);
-    this.#rendering ??= createRenderer({ imageHosts: hosts, copyLabel: () => this.#t("copy") }).then(this.#rendered);
+    this.#rendering ??= createRenderer({ imageHosts: imageHosts(this.#host), copyLabel: () => this.#t("copy") })
+      .then(this.#rendered);
   }
 
   /** Opens or closes a launcher's panel (nothing inline). */
