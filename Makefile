@@ -120,12 +120,13 @@ $(MINIFIED): $(wildcard static/*.js static/i18n/*.js) tools/minify.mjs static/no
 	touch $@
 
 # The Python the worker boots: the standard library's modules the widget imports (a third of
-# the whole) and the widget's own, in one zip; beside pypdf, the modules reading a PDF needs on
-# top of those. The browser makes its own memory snapshot after a first visit is ready
+# the whole) and the widget's own, in one zip of stored files, sent gzip-compressed; beside
+# pypdf, the modules reading a PDF needs on top of those. The browser makes its own memory snapshot after a first visit is ready
 # (static/snapshot-maker.js).
 $(PYTHON_ZIP): $(WHEEL) $(PYPDF) $(RUNTIME)/.stamp tools/stdlib_subset.mjs tools/sample_pdf.py
 	rm -f $(RUNTIME)/pyodide/widget_stdlib.zip
 	node tools/stdlib_subset.mjs $(RUNTIME) $(WHEEL)
+	gzip -kf9 $@
 
 $(TEST_WHEELS): tests/pyodide/requirements.txt $(VENV)/.stamp
 	rm -rf build/test-wheels && mkdir -p build/test-wheels
