@@ -17,7 +17,7 @@ import { storedList, storedOpening } from "./stored.js";
 import { HostTools } from "./host-tools.js";
 import { nextDraft } from "./draft.js";
 import { Consent } from "./consent.js";
-import { startWorker, WORKER_URL } from "./worker-start.js";
+import { keepSnapshotLater, startWorker, WORKER_URL } from "./worker-start.js";
 
 /**
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
@@ -75,6 +75,8 @@ export class WidgetClient extends EventTarget {
   #channel = null;
   /** settles once Python runs: the client, or why it could not start */
   #ready = deferred();
+  /** @type {Promise<boolean>} whether the next visit's snapshot is kept, once ready */
+  #snapshotKept = Promise.resolve(false);
   #isReady = false;
   /** messages shown before Python ran, sent once it does */
   #queued = [];
@@ -128,7 +130,7 @@ export class WidgetClient extends EventTarget {
     }, "p");
     this.#channel = channel;
     // Python's memory snapshot is storage too: kept only with consent.
-    channel.request(KIND.init, { config, keepSnapshot: this.#consent.granted }).then(({ operations, start, fromSnapshot }) => {
+    channel.request(KIND.init, { config, keepSnapshot: this.#consent.granted }).then(({ operations, start, fromSnapshot, snapshotKey }) => {
       this.operations = operations;
       this.fromSnapshot = fromSnapshot;
       this.#takeStart(start);
@@ -140,6 +142,10 @@ export class WidgetClient extends EventTarget {
       for (const tool of this.tools.all()) this.#declareTool(tool);
       this.#isReady = true;
       this.#ready.resolve(this);
+      // For the next visit, after ready; a page closed before it is kept loses it (the next
+      // visit makes it again): `snapshotKept` says when it is safe.
+      this.#snapshotKept = fromSnapshot ? Promise.resolve(true)
+        : snapshotKey ? keepSnapshotLater(snapshotKey) : Promise.resolve(false);
     }, this.#ready.reject);
   }
 
@@ -186,7 +192,7 @@ export class WidgetClient extends EventTarget {
   }
 
   /**
-   * Asks the worker itself (protocol.js `KIND`: a file made ready, the snapshot kept), once
+   * Asks the worker itself (protocol.js `KIND`: a file made ready), once
    * Python runs; starts it if need be.
    * @param {string} kind @param {Record<string, unknown>} fields
    */
@@ -194,6 +200,13 @@ export class WidgetClient extends EventTarget {
     this.start();
     await this.#ready.promise;
     return /** @type {Channel} */ (this.#channel).request(kind, fields);
+  }
+
+  /** Resolves, once ready, whether this browser keeps the snapshot the next visit boots from. */
+  async snapshotKept() {
+    this.start();
+    await this.#ready.promise;
+    return this.#snapshotKept;
   }
 
   /** @param {ToolDefinition} tool */

@@ -19,8 +19,6 @@ export const KIND = Object.freeze({
   init: "init", call: "call", reply: "reply", error: "error", event: "event",
   /** an image to make small for a message (static/downscale.js), off the page's main thread */
   downscale: "downscale",
-  /** whether the snapshot the next visit boots from is kept (answered once it is known) */
-  snapshotKept: "snapshotKept",
   /** a PDF attached to a message, as its text (static/pdf-reader.js) */
   pdfText: "pdfText",
   /** Pyodide's WebAssembly module, compiled by the page (static/worker-start.js), or null */
@@ -50,7 +48,6 @@ export const PAYLOAD = Object.freeze({
   historyStore: { "op": "string", args: "array" },
   callTool: { name: "string", arguments: "object" },
   downscale: { file: "any" },
-  snapshotKept: {},
   pdfText: { file: "any" },
   runtime: { module: "any" },
 });

@@ -2,7 +2,7 @@
 
 /** @typedef {import("./client.js").WidgetClient} WidgetClient */
 
-import { EVENT, KIND } from "./protocol.js";
+import { EVENT } from "./protocol.js";
 
 /** The client's events that mean "the conversation changed". */
 const CHANGES = [EVENT.meta, EVENT.messages, EVENT.draft];
@@ -68,7 +68,7 @@ export class SessionHandle {
    * once when this one booted from it), false when it will not: no consent, or refused.
    */
   async snapshotKept() {
-    return (await this.#client).ask(KIND.snapshotKept);
+    return (await this.#client).snapshotKept();
   }
   /** Resolves once ready and no turn runs: at once when idle, else when the running one settles. */
   async settled() {

@@ -6,10 +6,13 @@ import { postModule, startModuleWorker } from "./module-worker.js";
 import { KIND } from "./protocol.js";
 
 export const WORKER_URL = new URL("./worker.js", import.meta.url);
+const MAKER_URL = new URL("./snapshot-maker.js", import.meta.url);
 const RUNTIME_WASM = new URL("./runtime/pyodide/pyodide.asm.wasm", import.meta.url);
 
 /** @type {{worker: Worker, failure: string | null} | null} */
 let early = null;
+/** @type {Promise<WebAssembly.Module | null>} Pyodide's WebAssembly as this page last compiled it */
+let compiledRuntime = Promise.resolve(null);
 
 /** Starts the worker now if an element on the page will start it as soon as it connects. */
 function startEarly() {
@@ -62,7 +65,36 @@ function handRuntime(/** @type {Worker} */ worker) {
   const compiled = typeof WebAssembly?.compileStreaming === "function" && !webKit
     ? WebAssembly.compileStreaming(fetch(RUNTIME_WASM)).catch(() => null)
     : Promise.resolve(null);
+  compiledRuntime = compiled;
   compiled.then((module) => postModule(worker, { id: "runtime", type: KIND.runtime, module }));
+}
+
+/**
+ * The memory snapshot the next visit boots from, made once the chat is ready by a worker of
+ * its own (./snapshot-maker.js) that starts Python as the chat's worker did, with the runtime
+ * compiled here, on another thread. Started by the page: started inside the chat's worker,
+ * Firefox now and then never returned from making it, and the chat never became ready (about
+ * 1 first visit in 15, docs/benchmarks.md). True once it is kept under `key`.
+ * @param {string} key
+ */
+export async function keepSnapshotLater(key) {
+  /** @type {Worker | null} */
+  let maker = null;
+  try {
+    maker = startModuleWorker(MAKER_URL);
+    const started = maker;
+    const kept = new Promise((resolve) => {
+      started.onmessage = ({ data }) => resolve(data === true);
+      started.onerror = () => resolve(false);
+    });
+    postModule(started, { module: await compiledRuntime, key });
+    return await kept;
+  } catch (error) {
+    console.warn(`Chatkeep: no runtime snapshot for the next visit (${error instanceof Error ? error.message : error}).`);
+    return false;
+  } finally {
+    maker?.terminate();
+  }
 }
 
 startEarly();

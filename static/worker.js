@@ -11,7 +11,6 @@ import { openStream } from "./sse.js";
 import { downscaled } from "./downscale.js";
 import { pdfText } from "./pdf-reader.js";
 import { BUILD } from "./served-from.js";
-import { postModule, startModuleWorker } from "./module-worker.js";
 import { importLoader, importWidget, loadRuntime, requireWebAssembly, RUNTIME, useRuntimeFromPage } from "./python-runtime.js";
 import { forgetSnapshot, keptSnapshot } from "./snapshot-store.js";
 import { SyncClient } from "./sync-client.js";
@@ -26,8 +25,6 @@ let compression = streams;
 let endpoint = "";
 /** @type {Record<string, string>} the client token, when the host gave the widget one */
 let credentials = {};
-/** Whether this browser holds the snapshot the next visit boots from, once that is known. */
-let snapshotKept = Promise.resolve(false);
 
 /**
  * Pyodide's WebAssembly module as the page compiled it, or null (static/worker-start.js): the
@@ -42,7 +39,6 @@ const channel = new Channel(self, {
   [KIND.runtime]: ({ module }) => receiveRuntime(module instanceof WebAssembly.Module ? module : null),
   [KIND.init]: ({ config, keepSnapshot: mayKeep = true }) => boot(config, mayKeep),
   [KIND.downscale]: ({ file }) => downscaled(file),
-  [KIND.snapshotKept]: () => snapshotKept,
   [KIND.pdfText]: async ({ file }) => pdfText((await python).pyodide, file, RUNTIME),
   [KIND.call]: async ({ op, args }) => {
     if (!bridge) throw Object.assign(new Error("The chat is still starting."), { code: "starting" });
@@ -193,36 +189,10 @@ async function boot(config, mayKeep = true) {
     await Promise.all([python, fetchModels()]);
   bridge = startBridge(pyodide, { ...config, models, maxToolCalls, syncOffered });
   const start = JSON.parse(await bridge.start());
-  // For the next visit, after ready. A page closed before it is kept loses it (the next visit
-  // makes it again): `snapshotKept` says when it is safe.
-  snapshotKept = fromSnapshot ? Promise.resolve(true)
-    : key && mayKeep ? snapshotLater(key) : Promise.resolve(false);
-  return { operations: JSON.parse(bridge.operations()), start, fromSnapshot };
-}
-
-/**
- * The snapshot for the next visit, made by a worker of its own (./snapshot-maker.js) that
- * starts Python again as this one did, with the page's module, on another thread: made here,
- * it was on a first visit's path before ready (Python started to be snapshotted, then the
- * snapshot taken; docs/benchmarks.md has the A/B). True once it is kept.
- * @param {string} key
- */
-async function snapshotLater(key) {
-  if (typeof Worker !== "function") return false; // no worker can start another here
-  const maker = startModuleWorker(new URL("./snapshot-maker.js", import.meta.url));
-  try {
-    const kept = new Promise((resolve) => {
-      maker.onmessage = ({ data }) => resolve(data === true);
-      maker.onerror = () => resolve(false);
-    });
-    postModule(maker, { module: await fromPage, key });
-    return await kept;
-  } catch (error) {
-    console.warn(`Chatkeep: no runtime snapshot for the next visit (${error.message}).`);
-    return false;
-  } finally {
-    maker.terminate();
-  }
+  // The snapshot for the next visit is made once the page has this reply, by a worker the
+  // page starts (static/worker-start.js `keepSnapshotLater`), under this key.
+  const snapshotKey = !fromSnapshot && key && mayKeep ? key : null;
+  return { operations: JSON.parse(bridge.operations()), start, fromSnapshot, snapshotKey };
 }
 
 /** Synced history's half in the worker (static/sync-client.js), as Python calls it: JSON in, JSON out. */

@@ -13,7 +13,6 @@ A message between the page and the worker is one of `MESSAGE_KINDS`, with the pa
     {type: "event", kind, data}                worker → page: a change, `data` as `EVENT_DATA`
     {id, type: <one of REQUESTS>, ...}         worker → page: what only the page can do
     {id, type: "downscale", file}              page → worker: an image made small
-    {id, type: "snapshotKept"}                 page → worker: is the next visit's snapshot kept
     {id, type: "pdfText", file}                page → worker: a PDF's text (widget.pdf_text)
     {id, type: "runtime", module}              page → worker: Pyodide's compiled WebAssembly
 
@@ -32,7 +31,6 @@ MESSAGE_KINDS = (
     "error",
     "event",
     "downscale",
-    "snapshotKept",
     "pdfText",
     "runtime",
 )
@@ -64,8 +62,6 @@ PAYLOADS: dict[str, Shape] = {
     "callTool": {"name": "string", "arguments": "object"},
     # an image the page hands the worker to make small (static/downscale.js): the File back
     "downscale": {"file": "any"},
-    # answered true once the memory snapshot the next visit boots from is kept (static/worker.js)
-    "snapshotKept": {},
     # a PDF the page hands the worker: its text back, or why it has none
     "pdfText": {"file": "any"},
     # Pyodide's WebAssembly module as the page compiled it (Chromium caches it there only)
