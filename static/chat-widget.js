@@ -26,6 +26,7 @@ import "./history-view.js";
 import "./host-tools.js";
 import "./i18n/en.js";
 import "./launcher.js";
+import "./list-changes.js";
 import "./markdown.js";
 import "./math.js";
 import "./message-actions.js";

@@ -14,6 +14,7 @@ import { EVENT, KIND, REQUEST } from "./protocol.js";
 import { Channel } from "./rpc.js";
 import { hostStoreHandler, localStorageHandler, watchOtherTabs } from "./storage.js";
 import { storedList, storedOpening } from "./stored.js";
+import { applyListChange, sameUpTo } from "./list-changes.js";
 import { HostTools } from "./host-tools.js";
 import { nextDraft } from "./draft.js";
 import { Consent } from "./consent.js";
@@ -389,25 +390,4 @@ function deferred() {
   let reject = () => {};
   const promise = new Promise((yes, no) => ((resolve = yes), (reject = no)));
   return { promise, resolve, reject };
-}
-
-/** How many messages from the start two lists share (those drawn stay drawn). */
-function sameUpTo(/** @type {Message[]} */ shown, /** @type {Message[]} */ now) {
-  let at = 0;
-  while (at < shown.length && at < now.length && JSON.stringify(shown[at]) === JSON.stringify(now[at])) at++;
-  return at;
-}
-
-/**
- * The kept conversations after a change: `set` entries added or changed, `drop` ids gone,
- * `order` every id in order when it changed.
- * @param {HistoryEntry[]} entries
- * @param {{set: HistoryEntry[], drop: string[], order?: string[]}} change
- */
-export function applyListChange(entries, { set, drop, order }) {
-  const byId = new Map(entries.map((entry) => [entry.id, entry]));
-  for (const id of drop) byId.delete(id);
-  for (const entry of set) byId.set(entry.id, entry);
-  const ids = order ?? entries.map((entry) => entry.id).filter((id) => byId.has(id));
-  return ids.map((id) => /** @type {HistoryEntry} */ (byId.get(id))).filter(Boolean);
 }
