@@ -79,9 +79,13 @@ export async function loadRuntime(loader, options = {}) {
   }
 }
 
-/** Imports the widget, as a first visit's start and the snapshot's maker both do. */
+/**
+ * Imports the widget, as a first visit's start and the snapshot's maker both do, with its
+ * records' methods compiled when the zip was built (widget/precompiled.py): compiling them
+ * here took most of the import.
+ */
 export function importWidget(/** @type {any} */ pyodide) {
-  pyodide.runPython("import widget.bridge, widget.compression");
+  pyodide.runPython("import widget.precompiled\nwidget.precompiled.install_shipped()\nimport widget.bridge, widget.compression");
 }
 
 /** Python with the widget imported, as bytes; null if this runtime cannot make one. */

@@ -46,6 +46,8 @@ pyodide.globals.set("codecs", pyodide.toPy(CODECS));
 
 const kept = pyodide.runPython(`
 import sys, traceback, types
+import widget.precompiled
+precompiled = widget.precompiled.recording()  # every record's methods, as the widget makes them
 import widget.bridge, widget.compression, widget.sources, widget.sync, widget.sync_codes
 from widget import Session, read_snapshot
 from widget.changes import ChangeFeed
@@ -105,6 +107,7 @@ except Exception as exc:
     "".join(traceback.format_exception(exc))
 
 import copy
+import marshal
 import zipfile
 
 STDLIB = "/lib/python313.zip"
@@ -151,6 +154,10 @@ with zipfile.ZipFile("/tmp/widget.whl") as wheel, zipfile.ZipFile("/out/pyodide/
         if info.filename.startswith("widget/"):
             python.writestr(stored_as(info, zipfile.ZIP_STORED), wheel.read(info))
             kept += 1
+    # beside the modules: their records' methods, compiled (widget/precompiled.py)
+    shipped = zipfile.ZipInfo(f"widget/{widget.precompiled.SHIPPED}", wheel.getinfo("widget/__init__.pyc").date_time)
+    python.writestr(shipped, marshal.dumps(precompiled))
+    kept += 1
 kept
 `);
 console.log(`widget_python.zip: ${kept} files`);

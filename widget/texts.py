@@ -9,8 +9,9 @@ the English `message` only where it has none. A failed answer keeps its code and
 has its English template in `static/i18n/en.js` and a translation in each language.
 """
 
-from __future__ import annotations
-
+# Annotations evaluated as written (no `from __future__ import annotations`): a TypedDict
+# turns deferred ones into `ForwardRef`s, each compiled by Python's compiler as the module is
+# imported, on a first visit's way to ready (widget/precompiled.py says why that is slow).
 from typing import Any, TypedDict
 
 from .protocol import BUSY, STOPPED

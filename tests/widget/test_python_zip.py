@@ -11,7 +11,11 @@ import ast
 import codecs
 import encodings
 import gzip
+import json
 import marshal
+import re
+import shutil
+import subprocess
 import sys
 import types
 import zipfile
@@ -90,6 +94,38 @@ def test_the_zip_is_inflated_by_the_browser_not_by_python(
     sent = PYTHON_ZIP.with_name(PYTHON_ZIP.name + ".gz")
     assert gzip.decompress(sent.read_bytes()) == PYTHON_ZIP.read_bytes()  # never a stale one
     assert sent.stat().st_size < WHOLE.stat().st_size / 2
+
+
+#: Pyodide, booted under Node as the worker boots it
+BOOT = """
+const [pyodideDir, zip, statement] = process.argv.slice(1);
+const { loadPyodide } = await import(`${pyodideDir}/pyodide.mjs`);
+const pyodide = await loadPyodide({ indexURL: `${pyodideDir}/`, stdLibURL: zip, packages: [] });
+pyodide.runPython(statement);
+console.log(pyodide.runPython("import json; json.dumps(widget.precompiled.made)"));
+"""
+
+
+def test_the_worker_makes_every_record_of_the_widget_from_code_compiled_ahead(
+    zips: tuple[set[str], set[str]],
+) -> None:
+    # Compiling the records' methods took most of a first visit's import (widget/precompiled.py).
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node runs Pyodide here: it is not installed")
+    worker_code = (ROOT / "static" / "python-runtime.js").read_text()
+    found = re.search(
+        r'function importWidget\(.*\n\s*pyodide\.runPython\("([^"]+)"\);\n\}', worker_code
+    )
+    assert found, "importWidget in static/python-runtime.js runs one statement"
+    statement = found.group(1).replace("\\n", "\n")
+    assert "install_shipped()" in statement
+    pyodide = ROOT / "static" / "node_modules" / "pyodide"
+    command = [node, "--input-type=module", "-e", BOOT, str(pyodide), str(PYTHON_ZIP), statement]
+    booted = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert booted.returncode == 0, booted.stderr
+    made = json.loads(booted.stdout.strip().splitlines()[-1])
+    assert made.get("now", 0) == 0 and made["ahead"] >= 6, made
 
 
 def text_codecs_named(wheel: zipfile.ZipFile) -> dict[str, str]:
