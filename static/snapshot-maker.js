@@ -1,8 +1,8 @@
 // The worker that makes the memory snapshot later visits boot from (./snapshot-store.js),
 // started by the page once a first visit is ready (./worker-start.js `keepSnapshotLater`):
 // Python started as the chat's worker starts it (./python-runtime.js), the widget imported,
-// the memory kept under the key it is sent. On a thread of its own, it does not hold the first visit back; it says whether the
-// snapshot was kept, and is then stopped.
+// the memory kept under the key it is sent. On a thread of its own, it does not hold the
+// first visit back; it says whether the snapshot was kept, and is then stopped.
 
 import { importLoader, importWidget, loadRuntime, makeSnapshot, requireWebAssembly, useRuntimeFromPage } from "./python-runtime.js";
 import { keepSnapshot } from "./snapshot-store.js";
