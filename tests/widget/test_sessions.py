@@ -270,6 +270,8 @@ def test_the_public_api_is_exactly_the_exported_names() -> None:
     public = {name for name in dir(widget) if not name.startswith(("_", "@"))}
     modules = {module.name for module in pkgutil.iter_modules(widget.__path__)}
     assert public - modules == set(widget.__all__)
+    for name in widget.__all__:  # each imported when first asked for (widget/__init__.py)
+        assert getattr(widget, name).__name__ == name
     for name in ("Session", "read_snapshot", "HistoryError", "SnapshotError"):
         assert name in widget.__all__
     assert issubclass(widget.HistoryError, ValueError)
