@@ -102,14 +102,17 @@ const [pyodideDir, zip, statement] = process.argv.slice(1);
 const { loadPyodide } = await import(`${pyodideDir}/pyodide.mjs`);
 const pyodide = await loadPyodide({ indexURL: `${pyodideDir}/`, stdLibURL: zip, packages: [] });
 pyodide.runPython(statement);
-console.log(pyodide.runPython("import json; json.dumps(widget.precompiled.made)"));
+console.log(pyodide.runPython(`import json, sys
+loader = type(sys.modules["widget.bridge"].__loader__).__name__
+json.dumps({"made": widget.precompiled.made, "loader": loader})`));
 """
 
 
-def test_the_worker_makes_every_record_of_the_widget_from_code_compiled_ahead(
+def test_the_worker_imports_the_widget_reading_each_module_once_and_compiling_nothing(
     zips: tuple[set[str], set[str]],
 ) -> None:
-    # Compiling the records' methods took most of a first visit's import (widget/precompiled.py).
+    # Compiling the records' methods took most of a first visit's import (widget/precompiled.py);
+    # reading each module twice, most of what was left (widget/zip_import.py).
     node = shutil.which("node")
     if node is None:
         pytest.skip("Node runs Pyodide here: it is not installed")
@@ -119,13 +122,15 @@ def test_the_worker_makes_every_record_of_the_widget_from_code_compiled_ahead(
     )
     assert found, "importWidget in static/python-runtime.js runs one statement"
     statement = found.group(1).replace("\\n", "\n")
-    assert "install_shipped()" in statement
+    assert "install_shipped()" in statement and "zip_import.install()" in statement
     pyodide = ROOT / "static" / "node_modules" / "pyodide"
     command = [node, "--input-type=module", "-e", BOOT, str(pyodide), str(PYTHON_ZIP), statement]
     booted = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert booted.returncode == 0, booted.stderr
-    made = json.loads(booted.stdout.strip().splitlines()[-1])
+    found = json.loads(booted.stdout.strip().splitlines()[-1])
+    made = found["made"]
     assert made.get("now", 0) == 0 and made["ahead"] >= 6, made
+    assert found["loader"] == "ZipImporter"
 
 
 def text_codecs_named(wheel: zipfile.ZipFile) -> dict[str, str]:
