@@ -80,12 +80,13 @@ export async function loadRuntime(loader, options = {}) {
 }
 
 /**
- * Imports the widget, as a first visit's start and the snapshot's maker both do: each module
- * read from the zip once, not twice (widget/zip_import.py), and the records' methods compiled
- * when the zip was built (widget/precompiled.py); compiling them here took most of the import.
+ * Imports the widget, as a first visit's start and the snapshot's maker both do, with the
+ * records' methods compiled when the zip was built (widget/precompiled.py): compiling them here
+ * took most of the import. Each module is read from the zip once, from Python's start on (the
+ * zip's `sitecustomize`, widget/zip_import.py).
  */
 export function importWidget(/** @type {any} */ pyodide) {
-  pyodide.runPython("import widget.zip_import\nwidget.zip_import.install()\nimport widget.precompiled\nwidget.precompiled.install_shipped()\nimport widget.bridge, widget.compression");
+  pyodide.runPython("import widget.precompiled\nwidget.precompiled.install_shipped()\nimport widget.bridge, widget.compression");
 }
 
 /** Python with the widget imported, as bytes; null if this runtime cannot make one. */

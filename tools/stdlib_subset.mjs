@@ -135,6 +135,20 @@ def write_subset(names, path, every, compression=zipfile.ZIP_DEFLATED):
     return names
 
 
+SITECUSTOMIZE = """
+# Run by Python as it starts: modules are read from this zip once each (widget/zip_import.py).
+import widget.zip_import
+widget.zip_import.install()
+"""
+
+
+def compiled_module(source, name):
+    """A .pyc of \`source\` for this Python, with no source beside it to be checked against."""
+    from importlib.util import MAGIC_NUMBER
+    code = compile(source, f"{STDLIB}/{name}.py", "exec", dont_inherit=True)
+    return MAGIC_NUMBER + bytes(12) + marshal.dumps(code)
+
+
 def stored_as(info, compression):
     """The same entry (name, time, attributes), written with \`compression\`."""
     info = copy.copy(info)
@@ -157,6 +171,10 @@ with zipfile.ZipFile("/tmp/widget.whl") as wheel, zipfile.ZipFile("/out/pyodide/
     # beside the modules: their records' methods, compiled (widget/precompiled.py)
     shipped = zipfile.ZipInfo(f"widget/{widget.precompiled.SHIPPED}", wheel.getinfo("widget/__init__.pyc").date_time)
     python.writestr(shipped, marshal.dumps(precompiled))
+    kept += 1
+    # Python imports \`sitecustomize\` as it starts (site.py), before Pyodide's own start imports
+    # about 115 modules from this zip: from then on each is read from it once (widget/zip_import.py).
+    python.writestr(zipfile.ZipInfo("sitecustomize.pyc", shipped.date_time), compiled_module(SITECUSTOMIZE, "sitecustomize"))
     kept += 1
 kept
 `);

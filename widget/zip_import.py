@@ -10,7 +10,9 @@ for 32 modules).
 `ZipImporter` finds a compiled module from the zip's directory alone, the file named as
 `zipimporter` names it, and leaves loading to `zipimporter`: the same specs, loaders, `__file__`
 and `__path__`, one read each. A module that is only source in the zip, or not there, is looked
-for as before. `install` puts it in place of `zipimporter` for every zip on `sys.path`.
+for as before. `install` puts it in place of `zipimporter` for every zip on `sys.path`; the
+zip's `sitecustomize` (tools/stdlib_subset.mjs) runs it as Python starts, before Pyodide's own
+start imports about 115 modules from the zip.
 """
 
 from __future__ import annotations
