@@ -5,10 +5,17 @@
 /** The runtime folder: Pyodide, the widget's Python (beside this script, under the build). */
 export const RUNTIME = new URL("./runtime/", import.meta.url);
 
-/** Pyodide's loader (pyodide.mjs), imported: started early, it is fetched meanwhile. */
+/**
+ * Pyodide's loader (pyodide.mjs), imported, and its 1 MB glue (pyodide.asm.js) with it: the
+ * glue is then compiled and run while the page's WebAssembly is still on its way, where
+ * `loadPyodide` would fetch it only once the loader runs, and on a first visit in Chromium
+ * Python waited for it (docs/benchmarks.md, "The glue imported with the loader"). The glue
+ * defines `_createPyodideModule`, which `loadPyodide` uses (or it awaits this same import).
+ */
 export function importLoader() {
   const loader = import(new URL("pyodide/pyodide.mjs", RUNTIME).href);
   loader.catch(() => {}); // said where it is awaited
+  import(new URL("pyodide/pyodide.asm.js", RUNTIME).href).catch(() => {}); // loadPyodide's own import says why
   return loader;
 }
 

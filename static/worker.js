@@ -159,8 +159,7 @@ async function storage(json) {
 
 /** Python with the widget imported; its stages are numbered here and in ./python-runtime.js. */
 async function startPython() {
-  // Pyodide's loader is fetched while storage is asked for a snapshot. Its 1.3 MB glue script
-  // waits for loadPyodide: compiled this early too, it slowed first visits on two cores.
+  // Pyodide's loader and its glue are fetched and compiled while storage is asked for a snapshot.
   const loader = importLoader();
   requireWebAssembly();
   const key = self.indexedDB ? BUILD : null; // IndexedDB keeps it: some origins have none
