@@ -6,11 +6,12 @@
 export const RUNTIME = new URL("./runtime/", import.meta.url);
 
 /**
- * Pyodide's loader (pyodide.mjs), imported, and its 1 MB glue (pyodide.asm.js) with it: the
- * glue is then compiled and run while the page's WebAssembly is still on its way, where
- * `loadPyodide` would fetch it only once the loader runs, and on a first visit in Chromium
- * Python waited for it (docs/benchmarks.md, "The glue imported with the loader"). The glue
- * defines `_createPyodideModule`, which `loadPyodide` uses (or it awaits this same import).
+ * Pyodide's loader (pyodide.mjs) and its 1 MB glue (pyodide.asm.js), both imported now.
+ * `loadPyodide` would ask for the glue only once the loader has run; imported here, it is
+ * compiled and run while the page's WebAssembly is still on its way. On a first visit in
+ * Chromium, Python had been waiting for it (docs/benchmarks.md, "The glue imported with the
+ * loader"). The glue defines `_createPyodideModule`, which `loadPyodide` then uses, or it
+ * awaits this same import.
  */
 export function importLoader() {
   const loader = import(new URL("pyodide/pyodide.mjs", RUNTIME).href);
