@@ -98,3 +98,18 @@ def test_a_policy_that_blocks_webassembly_is_named_within_seconds(
         expect(page.get_by_role("progressbar")).to_have_count(0)
     finally:
         host.headers = {}
+
+
+def test_a_runtime_that_does_not_load_is_named(
+    page: Page, sites: tuple[HostSite, RunningServer]
+) -> None:
+    """The worker imports Pyodide's glue early, beside `loadPyodide` (static/python-runtime.js):
+    when it cannot load, the person is told so, not left with a bar that never fills."""
+    host, _ = sites
+    glue = re.compile(r".*/runtime/pyodide/pyodide\.asm\.js$")
+    page.context.route(glue, lambda route: route.fulfill(status=404, body="not here"))
+    page.goto(f"{host.origin}/without-its-glue")
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text("The Python runtime did not load", timeout=BOOT_TIMEOUT)
+    expect(alert).to_contain_text("make serve")
+    expect(page.get_by_role("progressbar")).to_have_count(0)
