@@ -133,11 +133,18 @@ def test_the_starting_bar_holds_still_for_people_who_ask_for_less_motion(
     page: Page, motion: str
 ) -> None:
     page.emulate_media(reduced_motion=motion)  # type: ignore[arg-type]
+    page.clock.install()  # the bar steps once a second: seconds pass when the test says
     page.route("**/widget_python.zip", lambda route: None)  # held: the chat stays starting
     host_page(page, 'history="memory"', ready=False)
     expect(page.get_by_role("progressbar")).to_be_visible()
-    moving = page.evaluate(
-        "document.querySelector('chat-widget').shadowRoot"
-        ".querySelector('[role=progressbar] span').getAnimations().length"
-    )
-    assert moving == (0 if motion == "reduce" else 1)
+    root = "document.querySelector('chat-widget').shadowRoot"
+    bar = f"{root}.querySelector('[role=progressbar] span')"
+    fill = f"new DOMMatrix(getComputedStyle({bar}).transform).a"
+    before = page.evaluate(fill)
+    page.clock.run_for(3_000)
+    after = page.evaluate(fill)
+    if motion == "reduce":
+        assert before == after == 0.5  # half full, and still
+    else:
+        assert 0 < before < after < 1  # filling, never full before ready
+    assert page.evaluate(f"{bar}.getAnimations().length") == 0  # stepped, not animated

@@ -44,6 +44,15 @@ def test_remembers_a_name_across_turns(page: Page) -> None:
 def test_shows_progress_until_the_runtime_has_loaded(page: Page) -> None:
     page.goto("/")
     expect(page.get_by_role("progressbar")).to_be_attached()
+    # It steps from a timer: no animation runs meanwhile, which would have the compositor
+    # draw every frame while Python starts (static/progress.js).
+    starting, animations, fill = page.evaluate("""() => {
+        const root = document.querySelector("chat-widget").shadowRoot;
+        const bar = root.querySelector(".loading span");
+        return [bar !== null, root.getAnimations().length, bar && getComputedStyle(bar).transform];
+    }""")
+    assert starting and animations == 0
+    assert fill.startswith("matrix(0.")  # partly filled
     expect(page.get_by_role("progressbar")).to_have_count(0, timeout=BOOT_TIMEOUT)
     expect(page.get_by_role("button", name="Send")).to_be_enabled()
 

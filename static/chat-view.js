@@ -12,6 +12,7 @@ import { Launcher } from "./launcher.js";
 import { createRenderer } from "./markdown.js";
 import { carryOut } from "./message-actions.js";
 import { Notices } from "./notices.js";
+import { fillSteadily } from "./progress.js";
 import { EVENT } from "./protocol.js";
 import { english, loadStrings } from "./strings.js";
 import { localize } from "./template.js";
@@ -160,6 +161,7 @@ export class ChatView {
    * files through the page's main thread, held up the worker's own downloads.
    */
   show() {
+    if (!this.#showing && this.#elements.loading.isConnected) fillSteadily(this.#elements.loading.firstElementChild);
     this.#showing = true;
     if (this.#client?.state.messages.length) this.#loadRenderer();
     else this.#client?.ready.catch(() => {}).then(() => this.#loadRenderer());

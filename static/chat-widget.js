@@ -33,6 +33,7 @@ import "./message-actions.js";
 import "./module-worker.js";
 import "./notices.js";
 import "./prepare-file.js";
+import "./progress.js";
 import "./protocol.js";
 import "./read-aloud.js";
 import "./rpc.js";
