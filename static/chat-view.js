@@ -161,7 +161,8 @@ export class ChatView {
    * files through the page's main thread, held up the worker's own downloads.
    */
   show() {
-    if (!this.#showing && this.#elements.loading.isConnected) fillSteadily(this.#elements.loading.firstElementChild);
+    const { loading } = this.#elements;
+    if (!this.#showing && loading.isConnected) fillSteadily(loading.firstElementChild); // still starting
     this.#showing = true;
     if (this.#client?.state.messages.length) this.#loadRenderer();
     else this.#client?.ready.catch(() => {}).then(() => this.#loadRenderer());
