@@ -7,25 +7,25 @@ encrypts, `Remote`); this module decides, conversation by conversation, what tra
 - a change from another device is taken when this device has not changed the conversation
   since it last synced it; when both have, both versions are kept, the other device's as a
   copy whose title ends " (other device)";
+- a version from another device is never given room by dropping one that exists only here;
+  with no room it waits on the server (pulled again next round), and the person is told;
 - a conversation changed here (its meta has a new `rev`) is sent, naming the revision it
   replaces: if another device wrote first, the next round merges that one first;
 - a conversation the person forgot here is deleted there (a tombstone) unless another device
   changed it meanwhile (an edit beats a deletion); one dropped only to make room is not;
-- an item that fails its authentication tag (tampered, or another person's) is skipped and
-  the person told, never merged.
+- an item failing its authentication tag is skipped and the person told, never merged.
 
-What this device knows of the server (`SyncState`) is kept beside the history.
-"""
+What this device knows of the server (`SyncState`) is kept beside the history."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .history import History
+from .history import Entry, History
 from .ids import new_id
 from .key_value import Conflict, KeyValue, StorageFull
 from .protocol import storage_key
@@ -90,6 +90,10 @@ class SyncState:
     #: conversations the person forgot here, to delete there: id -> (item, rev)
     forgotten: dict[str, tuple[str, int]] = field(default_factory=dict)
 
+    def only_here(self, entries: Iterable[Entry]) -> set[str]:
+        """Those never synced, or changed here since: they exist nowhere else."""
+        return {e.id for e in entries if (s := self.items.get(e.id)) is None or s.local != e.rev}
+
     def to_json(self) -> str:
         return json.dumps({
             "v": 1, "cursor": self.cursor,
@@ -134,15 +138,18 @@ class Syncer:
         """One round, repeated while another device wrote first (`MAX_ROUNDS`)."""
         state = SyncState.from_json(await self.store.get(self.key))
         touched: set[str] = set()
+        waiting = False
         try:
             for _ in range(MAX_ROUNDS):
-                await self._pull(state, touched)
+                waiting = await self._pull(state, touched)
                 if await self._push(state):
                     break
         finally:
             await self.store.write([(self.key, state.to_json())])
             if touched:
                 await self.changed(touched)
+        if waiting:
+            self.alert(notice("sync_storage_full"))
 
     async def forgot(self, conversation_id: str) -> None:
         """The person forgot a conversation here: the next round deletes it there too."""
@@ -154,8 +161,10 @@ class Syncer:
 
     # -- taking what other devices wrote ---------------------------------------------------
 
-    async def _pull(self, state: SyncState, touched: set[str]) -> None:
+    async def _pull(self, state: SyncState, touched: set[str]) -> bool:
+        """What other devices wrote; True if some found no room (the cursor stays before it)."""
         unreadable = 0
+        waiting: list[int] = []
         while True:
             page = await self.remote.pull(state.cursor)
             for pulled in page.items:
@@ -163,47 +172,53 @@ class Syncer:
                     unreadable += 1
                 elif pulled.payload is None:
                     await self._take_deletion(state, pulled, touched)
-                else:
-                    await self._take(state, pulled, touched)
+                elif not await self._take(state, pulled, touched):
+                    waiting.append(pulled.rev)
             state.cursor = page.cursor
             if not page.more:
                 break
+        if waiting:
+            state.cursor = min(state.cursor, min(waiting) - 1)
         if unreadable == 1:
             self.alert(notice("sync_unreadable_one"))
         elif unreadable:
             self.alert(notice("sync_unreadable", count=unreadable))
+        return bool(waiting)
 
-    async def _take(self, state: SyncState, pulled: Pulled, touched: set[str]) -> None:
+    async def _take(self, state: SyncState, pulled: Pulled, touched: set[str]) -> bool:
+        """Takes one item another device wrote; False when it found no room here."""
         payload = pulled.payload or {}
         snapshot = _snapshot_of(payload)
         if snapshot is None:
-            return  # from a newer build, or damaged before it was encrypted: left alone
+            return True  # from a newer build, or damaged before it was encrypted: left alone
         conversation = snapshot.id
         synced = state.items.get(conversation)
         if synced is not None and synced.rev == pulled.rev:
-            return  # our own write, heard back
+            return True  # our own write, heard back
         state.forgotten.pop(conversation, None)  # changed there after it was forgotten here
         local = self.history.entry(conversation)
         if local is not None and synced is None and await self._same(snapshot):
             # Kept here already (this device's state was lost, or sync was stopped and
             # started again): nothing to merge.
             state.items[conversation] = Synced(pulled.item, pulled.rev, local.rev)
-            return
+            return True
         unchanged_here = local is None or (synced is not None and local.rev == synced.local)
         if unchanged_here:
-            rev = await self._keep(snapshot, payload)
-            if rev is not None:
+            if (rev := await self._keep(snapshot, payload, state)) is not None:
                 state.items[conversation] = Synced(pulled.item, pulled.rev, rev)
                 touched.add(conversation)
-            return
-        # Changed on both sides: this device's version stays and is sent next (replacing
-        # the revision just seen); the other's is kept beside it as a copy.
+            return rev is not None
+        # Changed on both sides: ours stays and is sent next, the other's is kept as a copy.
+        # With no room for the copy, neither moves: ours sent now would replace the other
+        # device's version on the server, and that device would take ours over its own.
         title = _other_device(str(payload.get("title") or snapshot.title))
         copy = dataclasses.replace(snapshot, id=new_id(), title=title)
-        if await self._keep(copy, {**payload, "named": True}) is not None:
-            touched.add(copy.id)
+        if await self._keep(copy, {**payload, "named": True}, state) is None:
+            return False
+        touched.add(copy.id)
         old_local = synced.local if synced is not None else ""
         state.items[conversation] = Synced(pulled.item, pulled.rev, old_local)
+        return True
 
     async def _same(self, snapshot: Snapshot) -> bool:
         here = await self.history.peek(snapshot.id)
@@ -225,10 +240,15 @@ class Syncer:
             if item == pulled.item:
                 del state.forgotten[conversation]  # deleted there already
 
-    async def _keep(self, snapshot: Snapshot, payload: dict[str, Any]) -> str | None:
-        """Store another device's version here; the local meta rev it got (None: no room)."""
+    async def _keep(
+        self, snapshot: Snapshot, payload: dict[str, Any], state: SyncState
+    ) -> str | None:
+        """Store another device's version here; the local meta rev it got (None: no room).
+        Only conversations the server holds as they are here may be given up to make room."""
+        only_here = state.only_here(self.history.entries())
         try:
-            entry = await self.history.keep(snapshot, named=payload.get("named") is True)
+            named = payload.get("named") is True
+            entry = await self.history.keep(snapshot, named=named, spare=only_here)
             if (payload.get("pinned") is True) != entry.pinned:
                 await self.history.pin(snapshot.id, payload.get("pinned") is True)
         except (StorageFull, Conflict):

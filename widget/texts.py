@@ -58,6 +58,8 @@ TEXTS = {
     "and were left out.",
     "sync_unreadable_one": "A synced conversation could not be read with this sync code and "
     "was left out.",
+    "sync_storage_full": "This browser's storage is full, so a conversation changed on another "
+    "device waits on the server. Forget or export some conversations here to make room for it.",
     "storage_full": "This conversation is too large for this browser's storage. It stays open "
     "here, but it will not be kept after you close the page.",
     "storage_full_of_pins": "This browser's storage is full of pinned conversations. Unpin or "

@@ -172,5 +172,6 @@ export default {
   "error.bad_sync_code": "Das ist kein Sync-Code: Ein Sync-Code hat {length} Buchstaben und Ziffern, so wie das andere Gerät ihn zeigt.",
   "error.sync_unreadable": "{count} synchronisierte Gespräche ließen sich mit diesem Sync-Code nicht lesen und wurden ausgelassen.",
   "error.sync_unreadable_one": "Ein synchronisiertes Gespräch ließ sich mit diesem Sync-Code nicht lesen und wurde ausgelassen.",
+  "error.sync_storage_full": "Der Speicher dieses Browsers ist voll, daher wartet ein auf einem anderen Gerät geändertes Gespräch auf dem Server. Vergiss oder exportiere hier einige Gespräche, um Platz dafür zu schaffen.",
   "error.sync_key_short": "Der Sync-Schlüssel der Seite ist zu kurz, um einen Verlauf sicher aufzubewahren: Er braucht mindestens 16 Zeichen.",
 };

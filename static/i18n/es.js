@@ -122,6 +122,7 @@ export default {
   "error.bad_sync_code": "Eso no es un código de sincronización: tiene {length} letras y cifras, tal como lo muestra el otro dispositivo.",
   "error.sync_unreadable": "{count} conversaciones sincronizadas no se pudieron leer con este código y se dejaron fuera.",
   "error.sync_unreadable_one": "Una conversación sincronizada no se pudo leer con este código y se dejó fuera.",
+  "error.sync_storage_full": "El almacenamiento de este navegador está lleno, así que una conversación cambiada en otro dispositivo espera en el servidor. Olvida o exporta algunas conversaciones aquí para hacerle sitio.",
   "error.sync_key_short": "La clave de sincronización del sitio es demasiado corta para proteger un historial: necesita al menos 16 caracteres.",
   "error.sync_off": "Este servidor de chat no guarda historial sincronizado.",
   "error.sync_conflict": "Esta conversación ha cambiado mientras tanto en otro dispositivo.",

@@ -358,6 +358,10 @@ class World:
 # had not taken the name), then gave it up for room; kept again here, it lost the name.
 @example(plan=[("send", 1), ("crash_next", 0), ("send", 1), ("send", 1), ("other_tab_turn", 0),
                ("other_tab_rename", 0), ("full_next", None), ("other_tab_turn", 1)])  # fmt: skip
+# Found by this test: storage full as another device's version of a conversation changed
+# here arrived; the room made for its copy was this browser's own version, sent nowhere yet.
+@example(plan=[("send", 1), ("sync", None), ("send", 1), ("far_turn", 0), ("full_next", None),
+               ("sync", None)])  # fmt: skip
 def test_history_keeps_its_promises_through_faults_tabs_and_crashes(
     plan: list[tuple[str, Any]],
 ) -> None:

@@ -72,6 +72,32 @@ def test_both_devices_changed_it_so_both_versions_are_kept(server: FakeServer) -
     assert any("Laptop 0" in c for c in contents) and any("Phone 0" in c for c in contents)
 
 
+def test_a_full_browser_gives_up_nothing_only_it_holds_for_another_device_s_version(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    shared = laptop.keep("Plans")
+    laptop.sync()
+    phone.sync()
+    laptop.keep("Laptop", conversation_id=shared)  # changed here, not sent yet
+    phone.keep("Phone", conversation_id=shared)
+    phone.sync()
+    # No room for a copy beside the laptop's version, but room for it in its place.
+    laptop.store.quota = sum(len(k) + len(v) for k, v in laptop.store.data.items()) + 200
+    laptop.sync()
+    assert "Laptop 0" in json.dumps(run(laptop.history.read(shared)))  # still here
+    on_server = server.items["i" + shared][1] or ""
+    assert "Phone 0" in on_server and "Laptop 0" not in on_server  # the phone's, not replaced
+    assert [heard["code"] for heard in laptop.heard] == ["sync_storage_full"]
+    laptop.store.quota = None  # the person made room
+    laptop.sync()
+    phone.sync()
+    for device in (laptop, phone):
+        assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
+    contents = json.dumps([run(phone.history.read(e.id)) for e in phone.history.entries()])
+    assert "Laptop 0" in contents and "Phone 0" in contents
+
+
 def test_a_device_offline_keeps_its_changes_and_sends_them_when_back(server: FakeServer) -> None:
     laptop, phone = Device(server), Device(server)
     server.down = True
