@@ -133,6 +133,7 @@ class Syncer:
         self.key = storage_key("sync", prefix, "state")
         self.changed = changed
         self.alert = alert
+        self._told_no_room = False  # said once while another device's version waits for room
 
     async def sync(self) -> None:
         """One round, repeated while another device wrote first (`MAX_ROUNDS`)."""
@@ -148,8 +149,9 @@ class Syncer:
             await self.store.write([(self.key, state.to_json())])
             if touched:
                 await self.changed(touched)
-        if waiting:
+        if waiting and not self._told_no_room:
             self.alert(notice("sync_storage_full"))
+        self._told_no_room = waiting
 
     async def forgot(self, conversation_id: str) -> None:
         """The person forgot a conversation here: the next round deletes it there too."""
@@ -177,8 +179,7 @@ class Syncer:
             state.cursor = page.cursor
             if not page.more:
                 break
-        if waiting:
-            state.cursor = min(state.cursor, min(waiting) - 1)
+        state.cursor = min([state.cursor, *(rev - 1 for rev in waiting)])
         if unreadable == 1:
             self.alert(notice("sync_unreadable_one"))
         elif unreadable:
@@ -216,8 +217,7 @@ class Syncer:
         if await self._keep(copy, {**payload, "named": True}, state) is None:
             return False
         touched.add(copy.id)
-        old_local = synced.local if synced is not None else ""
-        state.items[conversation] = Synced(pulled.item, pulled.rev, old_local)
+        state.items[conversation] = Synced(pulled.item, pulled.rev, synced.local if synced else "")
         return True
 
     async def _same(self, snapshot: Snapshot) -> bool:
@@ -243,8 +243,8 @@ class Syncer:
     async def _keep(
         self, snapshot: Snapshot, payload: dict[str, Any], state: SyncState
     ) -> str | None:
-        """Store another device's version here; the local meta rev it got (None: no room).
-        Only conversations the server holds as they are here may be given up to make room."""
+        """Another device's version kept here, giving up for room only what the server holds
+        as it is here; the local meta rev it got (None: no room)."""
         only_here = state.only_here(self.history.entries())
         try:
             named = payload.get("named") is True

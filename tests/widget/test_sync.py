@@ -89,6 +89,9 @@ def test_a_full_browser_gives_up_nothing_only_it_holds_for_another_device_s_vers
     on_server = server.items["i" + shared][1] or ""
     assert "Phone 0" in on_server and "Laptop 0" not in on_server  # the phone's, not replaced
     assert [heard["code"] for heard in laptop.heard] == ["sync_storage_full"]
+    laptop.sync()  # still full: it still waits, and the person is not told again
+    assert "Laptop 0" not in (server.items["i" + shared][1] or "")
+    assert len(laptop.heard) == 1
     laptop.store.quota = None  # the person made room
     laptop.sync()
     phone.sync()
