@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -90,9 +90,10 @@ class SyncState:
     #: conversations the person forgot here, to delete there: id -> (item, rev)
     forgotten: dict[str, tuple[str, int]] = field(default_factory=dict)
 
-    def only_here(self, entries: Iterable[Entry]) -> set[str]:
-        """Those never synced, or changed here since: they exist nowhere else."""
-        return {e.id for e in entries if (s := self.items.get(e.id)) is None or s.local != e.rev}
+    def changed_here(self, entry: Entry) -> bool:
+        """Never synced, or changed here since it was: this version exists nowhere else."""
+        synced = self.items.get(entry.id)
+        return synced is None or synced.local != entry.rev
 
     def to_json(self) -> str:
         return json.dumps({
@@ -203,7 +204,7 @@ class Syncer:
             # started again): nothing to merge.
             state.items[conversation] = Synced(pulled.item, pulled.rev, local.rev)
             return True
-        unchanged_here = local is None or (synced is not None and local.rev == synced.local)
+        unchanged_here = local is None or not state.changed_here(local)
         if unchanged_here:
             if (rev := await self._keep(snapshot, payload, state)) is not None:
                 state.items[conversation] = Synced(pulled.item, pulled.rev, rev)
@@ -243,9 +244,8 @@ class Syncer:
     async def _keep(
         self, snapshot: Snapshot, payload: dict[str, Any], state: SyncState
     ) -> str | None:
-        """Another device's version kept here, giving up for room only what the server holds
-        as it is here; the local meta rev it got (None: no room)."""
-        only_here = state.only_here(self.history.entries())
+        """Keeps another device's version, never in place of one `changed_here`; its rev or None."""
+        only_here = {entry.id for entry in self.history.entries() if state.changed_here(entry)}
         try:
             named = payload.get("named") is True
             entry = await self.history.keep(snapshot, named=named, spare=only_here)
@@ -262,9 +262,9 @@ class Syncer:
         """Send every change made here; False when another device wrote first."""
         settled = True
         for entry in self.history.entries():
-            synced = state.items.get(entry.id)
-            if entry.pending or (synced is not None and synced.local == entry.rev):
+            if entry.pending or not state.changed_here(entry):
                 continue
+            synced = state.items.get(entry.id)
             snapshot = await self.history.peek(entry.id)
             if snapshot is None:
                 continue
