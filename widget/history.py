@@ -41,7 +41,8 @@ class Kept(Protocol):
     async def read(self, conversation_id: str) -> dict[str, Any] | None: ...
     async def peek(self, conversation_id: str) -> dict[str, Any] | None: ...
     async def keep(self, snapshot: Snapshot, *, named: bool = ..., spare: Collection[str] = ...,
-                   pending: str = ..., make_room: bool = ...) -> Entry: ...  # fmt: skip
+                   pending: str = ..., make_room: bool = ..., over_listed: bool = ...,
+                   ) -> Entry: ...  # fmt: skip
     async def forget(self, conversation_id: str) -> None: ...
     async def pin(self, conversation_id: str, pinned: bool) -> None: ...
     async def changed(self, key: str) -> bool: ...
@@ -116,6 +117,7 @@ class History:
         spare: Collection[str] = (),
         pending: str = "",
         make_room: bool = True,
+        over_listed: bool = False,
     ) -> Entry:
         """Store a conversation in one batch of writes; returns its entry as stored.
 
@@ -130,10 +132,16 @@ class History:
         touched. Conversations in `spare` (the one open) and pinned ones are never given up
         for another, and pinned ones do not count towards the limit. Without `make_room`
         (an import) nothing else is given up: `StorageFull` when it does not fit as things are.
+
+        With `over_listed` (synced history taking another device's version) it writes over the
+        version as listed, or raises `Conflict` if another tab wrote it meanwhile; the version
+        this tab's open conversation is based on stays as it was, so a turn still answered
+        there is kept beside the taken version, never over it.
         """
+        known = self._meta_texts if over_listed else self._known
         expect = {}
-        if snapshot.id in self._known:
-            expect[self._meta_key(snapshot.id)] = self._known[snapshot.id]
+        if snapshot.id in known:
+            expect[self._meta_key(snapshot.id)] = known[snapshot.id]
         plan = KeepPlan.first(snapshot, self.entries(), limit=self.limit, named=named,
                               pending=pending, spare=spare, expect=expect,
                               make_room=make_room)  # fmt: skip
@@ -145,6 +153,9 @@ class History:
                 await self.store.write(self._changes(plan, meta), plan.expect)
                 break
             except Conflict:
+                if over_listed:
+                    await self.changed(self._meta_key(plan.snapshot.id))
+                    raise
                 renamed = await self._renamed_elsewhere(plan.snapshot.id)
                 meta_key = self._meta_key(plan.snapshot.id)
                 plan = plan.over_rename(meta_key, *renamed) if renamed else plan.as_copy()
@@ -162,7 +173,9 @@ class History:
         stored = parse_meta(snapshot.id, meta)
         assert stored is not None  # written just above, in this build's format
         self._entries[snapshot.id] = stored
-        self._meta_texts[snapshot.id] = self._known[snapshot.id] = meta
+        self._meta_texts[snapshot.id] = meta
+        if not over_listed:
+            self._known[snapshot.id] = meta
         self.watcher(snapshot.id, False)
         return stored
 

@@ -7,29 +7,30 @@ encrypts, `Remote`); this module decides, conversation by conversation, what tra
 - a change from another device is taken when this device has not changed the conversation
   since it last synced it; when both have, both versions are kept, the other device's as a
   copy whose title ends " (other device)";
-- a version from another device is never given room by dropping one that exists only here;
-  with no room it waits on the server (pulled again next round), and the person is told;
+- a version from another device is never given room by dropping one that exists only here,
+  or the one open in this tab; with no room it waits on the server (pulled again next round),
+  and the person is told;
 - a conversation changed here (its meta has a new `rev`) is sent, naming the revision it
   replaces: if another device wrote first, the next round merges that one first;
 - a conversation the person forgot here is deleted there (a tombstone) unless another device
   changed it meanwhile (an edit beats a deletion); one dropped only to make room is not;
 - an item failing its authentication tag is skipped and the person told, never merged.
 
-What this device knows of the server (`SyncState`) is kept beside the history."""
+What this device knows of the server (`widget.sync_state`) is kept beside the history."""
 
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .history import Entry, History
+from .history import History
 from .ids import new_id
 from .key_value import Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .snapshots import Snapshot, from_dict, read_snapshot
+from .sync_state import Synced, SyncState
 from .texts import Notice, notice
 
 OTHER_DEVICE = " (other device)"
@@ -74,47 +75,6 @@ class Remote(Protocol):
     async def delete(self, item: str, expect: int) -> Pushed: ...
 
 
-@dataclass
-class Synced:
-    item: str
-    #: the server's revision of the item as last seen here
-    rev: int
-    #: the local meta `rev` when it was last synced: another one means changed here since
-    local: str
-
-
-@dataclass
-class SyncState:
-    cursor: int = 0
-    items: dict[str, Synced] = field(default_factory=dict)
-    #: conversations the person forgot here, to delete there: id -> (item, rev)
-    forgotten: dict[str, tuple[str, int]] = field(default_factory=dict)
-
-    def changed_here(self, entry: Entry) -> bool:
-        """Never synced, or changed here since it was: this version exists nowhere else."""
-        synced = self.items.get(entry.id)
-        return synced is None or synced.local != entry.rev
-
-    def to_json(self) -> str:
-        return json.dumps({
-            "v": 1, "cursor": self.cursor,
-            "items": {c: [s.item, s.rev, s.local] for c, s in self.items.items()},
-            "forgotten": {c: list(f) for c, f in self.forgotten.items()},
-        })  # fmt: skip
-
-    @classmethod
-    def from_json(cls, text: str | None) -> SyncState:
-        try:
-            data = json.loads(text or "")
-            return cls(
-                int(data["cursor"]),
-                {c: Synced(str(i), int(r), str(x)) for c, (i, r, x) in data["items"].items()},
-                {c: (str(i), int(r)) for c, (i, r) in data["forgotten"].items()},
-            )
-        except (ValueError, TypeError, KeyError, AttributeError):
-            return cls()  # unreadable or absent: sync from the start (nothing is lost)
-
-
 class Syncer:
     """Rounds of sync between `history` and `remote`; `changed` hears which conversations
     a round changed here (for the open one and the list)."""
@@ -127,8 +87,10 @@ class Syncer:
         prefix: str,
         changed: Callable[[set[str]], Awaitable[None]],
         alert: Callable[[Notice], None],
+        live: Callable[[], str] = lambda: "",
     ) -> None:
         self.history = history
+        self.live = live  # the conversation open in this tab, never given up for another's
         self.remote = remote
         self.store = store
         self.key = storage_key("sync", prefix, "state")
@@ -168,6 +130,7 @@ class Syncer:
         """What other devices wrote; True if some found no room (the cursor stays before it)."""
         unreadable = 0
         waiting: list[int] = []
+        raced: list[int] = []  # another tab wrote it meanwhile: the next round merges
         while True:
             page = await self.remote.pull(state.cursor)
             for pulled in page.items:
@@ -175,12 +138,16 @@ class Syncer:
                     unreadable += 1
                 elif pulled.payload is None:
                     await self._take_deletion(state, pulled, touched)
-                elif not await self._take(state, pulled, touched):
-                    waiting.append(pulled.rev)
+                else:
+                    try:
+                        if not await self._take(state, pulled, touched):
+                            waiting.append(pulled.rev)
+                    except Conflict:
+                        raced.append(pulled.rev)
             state.cursor = page.cursor
             if not page.more:
                 break
-        state.cursor = min([state.cursor, *(rev - 1 for rev in waiting)])
+        state.cursor = min([state.cursor, *(rev - 1 for rev in waiting + raced)])
         if unreadable == 1:
             self.alert(notice("sync_unreadable_one"))
         elif unreadable:
@@ -206,7 +173,7 @@ class Syncer:
             return True
         unchanged_here = local is None or not state.changed_here(local)
         if unchanged_here:
-            if (rev := await self._keep(snapshot, payload, state)) is not None:
+            if (rev := await self._keep(snapshot, payload, state, over_listed=True)) is not None:
                 state.items[conversation] = Synced(pulled.item, pulled.rev, rev)
                 touched.add(conversation)
             return rev is not None
@@ -242,16 +209,22 @@ class Syncer:
                 del state.forgotten[conversation]  # deleted there already
 
     async def _keep(
-        self, snapshot: Snapshot, payload: dict[str, Any], state: SyncState
+        self,
+        snapshot: Snapshot,
+        payload: dict[str, Any],
+        state: SyncState,
+        over_listed: bool = False,
     ) -> str | None:
-        """Keeps another device's version, never in place of one `changed_here`; its rev or None."""
-        only_here = {entry.id for entry in self.history.entries() if state.changed_here(entry)}
+        """Keeps another device's version, never in place of one `changed_here` or the one
+        open here; its rev, or None without room (`Conflict` if another tab wrote it since)."""
+        spare = {e.id for e in self.history.entries() if state.changed_here(e)} | {self.live()}
         try:
             named = payload.get("named") is True
-            entry = await self.history.keep(snapshot, named=named, spare=only_here)
+            entry = await self.history.keep(snapshot, named=named, spare=spare,
+                                            over_listed=over_listed)  # fmt: skip
             if (payload.get("pinned") is True) != entry.pinned:
                 await self.history.pin(snapshot.id, payload.get("pinned") is True)
-        except (StorageFull, Conflict):
+        except StorageFull:
             return None
         stored = self.history.entry(entry.id)
         return stored.rev if stored is not None else None

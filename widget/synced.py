@@ -131,9 +131,10 @@ class SyncedHistory:
         from .sync import Syncer  # when connecting: see above
 
         await self.remote.open(secret)
-        alert = self.conversations.listener.alert
-        self._syncer = Syncer(self._history, self.remote, self._store, self._history.prefix,
-                              self._taken, alert)  # fmt: skip
+        self._syncer = Syncer(
+            self._history, self.remote, self._store, self._history.prefix, self._taken,
+            self.conversations.listener.alert, live=lambda: self.conversations.conversation.id,
+        )  # fmt: skip
         self._history.watcher = self._heard
 
     def _heard(self, conversation_id: str, forgotten: bool) -> None:

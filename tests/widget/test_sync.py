@@ -8,7 +8,10 @@ import pytest
 from scripted import run
 from sync_fakes import Device, FakeServer
 
-from widget.sync import OTHER_DEVICE, SyncState
+from widget.history import History
+from widget.snapshots import from_dict
+from widget.sync import OTHER_DEVICE
+from widget.sync_state import SyncState
 
 
 @pytest.fixture
@@ -99,6 +102,74 @@ def test_a_full_browser_gives_up_nothing_only_it_holds_for_another_device_s_vers
         assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
     contents = json.dumps([run(phone.history.read(e.id)) for e in phone.history.entries()])
     assert "Laptop 0" in contents and "Phone 0" in contents
+
+
+def test_the_conversation_open_here_is_never_given_up_for_another_device_s_version(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    recipes = laptop.keep("Recipes")
+    laptop.open = laptop.keep("Open here, the one the person is reading now", answers=4)
+    laptop.sync()  # both are on the server, unchanged here since
+    phone.sync()
+    phone.keep("More recipes, with the long list of what to buy", answers=4,
+               conversation_id=recipes)  # fmt: skip
+    phone.sync()
+    # Room for the phone's longer version only in place of the conversation open here.
+    laptop.store.quota = sum(len(k) + len(v) for k, v in laptop.store.data.items()) + 200
+    laptop.sync()
+    assert laptop.history.entry(laptop.open) is not None
+    assert "what to buy" not in json.dumps(run(laptop.history.read(recipes)))  # it waits
+    assert [heard["code"] for heard in laptop.heard] == ["sync_storage_full"]
+    laptop.store.quota = None  # the person made room
+    laptop.sync()
+    assert "what to buy 3" in json.dumps(run(laptop.history.read(recipes)))
+    assert laptop.history.entry(laptop.open) is not None
+
+
+def test_a_turn_answered_while_sync_takes_another_device_s_version_is_kept_beside_it(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    shared = laptop.keep("Plans")
+    laptop.sync()
+    phone.sync()
+    phone.keep("Phone", conversation_id=shared)
+    phone.sync()
+    opened = run(laptop.history.read(shared))  # open on the laptop, a turn being answered
+    assert opened is not None
+    laptop.sync()  # meanwhile the phone's turn is taken
+    turn = [{"role": "user", "content": "Laptop 0"}, {"role": "assistant", "content": "about"}]
+    run(laptop.history.keep(from_dict(opened).with_messages([*opened["messages"], *turn])))
+    laptop.sync()
+    phone.sync()
+    for device in (laptop, phone):
+        kept = [run(device.history.read(e.id)) for e in device.history.entries()]
+        assert "Phone 0" in json.dumps(kept) and "Laptop 0" in json.dumps(kept), device
+
+
+def test_another_tab_writing_as_sync_takes_a_version_is_merged_not_written_over(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    shared = laptop.keep("Plans")
+    laptop.sync()
+    phone.sync()
+    phone.keep("Phone", conversation_id=shared)
+    phone.sync()
+    other_tab = History(laptop.store)  # its write reaches the laptop's tab only later
+    run(other_tab.load())
+    opened = run(other_tab.read(shared))
+    assert opened is not None
+    turn = [{"role": "user", "content": "Tab 0"}, {"role": "assistant", "content": "about"}]
+    run(other_tab.keep(from_dict(opened).with_messages([*opened["messages"], *turn])))
+    laptop.sync()
+    assert laptop.heard == []  # nothing to tell: the round merged it
+    phone.sync()
+    for device in (laptop, phone):
+        assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
+        kept = [run(device.history.read(e.id)) for e in device.history.entries()]
+        assert "Phone 0" in json.dumps(kept) and "Tab 0" in json.dumps(kept), device
 
 
 def test_a_device_offline_keeps_its_changes_and_sends_them_when_back(server: FakeServer) -> None:

@@ -1,0 +1,51 @@
+"""What this device knows of the server's copy of synced history, kept beside the history:
+how far it has read, and each conversation's item as last synced, so that a round can tell a
+change made here from one made on another device."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from .history import Entry
+
+
+@dataclass
+class Synced:
+    item: str
+    #: the server's revision of the item as last seen here
+    rev: int
+    #: the local meta `rev` when it was last synced: another one means changed here since
+    local: str
+
+
+@dataclass
+class SyncState:
+    cursor: int = 0
+    items: dict[str, Synced] = field(default_factory=dict)
+    #: conversations the person forgot here, to delete there: id -> (item, rev)
+    forgotten: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+    def changed_here(self, entry: Entry) -> bool:
+        """Never synced, or changed here since it was: this version exists nowhere else."""
+        synced = self.items.get(entry.id)
+        return synced is None or synced.local != entry.rev
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "v": 1, "cursor": self.cursor,
+            "items": {c: [s.item, s.rev, s.local] for c, s in self.items.items()},
+            "forgotten": {c: list(f) for c, f in self.forgotten.items()},
+        })  # fmt: skip
+
+    @classmethod
+    def from_json(cls, text: str | None) -> SyncState:
+        try:
+            data = json.loads(text or "")
+            return cls(
+                int(data["cursor"]),
+                {c: Synced(str(i), int(r), str(x)) for c, (i, r, x) in data["items"].items()},
+                {c: (str(i), int(r)) for c, (i, r) in data["forgotten"].items()},
+            )
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return cls()  # unreadable or absent: sync from the start (nothing is lost)
