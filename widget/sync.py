@@ -10,8 +10,9 @@ encrypts, `Remote`); this module decides, conversation by conversation, what tra
 - a version from another device is never given room by dropping one that exists only here,
   or the one open in this tab; with no room it waits on the server (pulled again next round),
   and the person is told;
-- a conversation changed here (its meta has a new `rev`) is sent, naming the revision it
-  replaces: if another device wrote first, the next round merges that one first;
+- a conversation changed here (its meta has a new `rev`, or a batch of writes was cut short
+  there) is sent, naming the revision it replaces: if another device wrote first, the next
+  round merges that one first;
 - a conversation the person forgot here is deleted there (a tombstone) unless another device
   changed it meanwhile (an edit beats a deletion); one dropped only to make room is not;
 - an item failing its authentication tag is skipped and the person told, never merged.
@@ -20,12 +21,13 @@ What this device knows of the server (`widget.sync_state`) is kept beside the hi
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .history import History
+from .history import Entry, History
 from .ids import new_id
 from .key_value import Conflict, KeyValue, StorageFull
 from .protocol import storage_key
@@ -172,6 +174,8 @@ class Syncer:
             state.items[conversation] = Synced(pulled.item, pulled.rev, local.rev)
             return True
         unchanged_here = local is None or not state.changed_here(local)
+        if unchanged_here and local is not None and await self._cut_short(local):
+            unchanged_here = False  # its newest turns exist only here
         if unchanged_here:
             if (rev := await self._keep(snapshot, payload, state, over_listed=True)) is not None:
                 state.items[conversation] = Synced(pulled.item, pulled.rev, rev)
@@ -186,6 +190,18 @@ class Syncer:
             return False
         touched.add(copy.id)
         state.items[conversation] = Synced(pulled.item, pulled.rev, synced.local if synced else "")
+        return True
+
+    async def _cut_short(self, entry: Entry) -> bool:
+        """The transcript is not what its meta lists: a batch of writes cut short (the page
+        closed between them). Kept again whole, so it counts, and is sent, as changed here."""
+        stored = await self.history.peek(entry.id)
+        if stored is None or entry.size < 0:
+            return False
+        if (len(stored.get("messages", ())), stored.get("updated")) == (entry.size, entry.updated):
+            return False
+        with contextlib.suppress(StorageFull, Conflict, ValueError):
+            await self.history.keep(from_dict(stored), named=entry.named, over_listed=True)
         return True
 
     async def _same(self, snapshot: Snapshot) -> bool:

@@ -9,6 +9,7 @@ from scripted import run
 from sync_fakes import Device, FakeServer
 
 from widget.history import History
+from widget.protocol import storage_key
 from widget.snapshots import from_dict
 from widget.sync import OTHER_DEVICE
 from widget.sync_state import SyncState
@@ -170,6 +171,31 @@ def test_another_tab_writing_as_sync_takes_a_version_is_merged_not_written_over(
         assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
         kept = [run(device.history.read(e.id)) for e in device.history.entries()]
         assert "Phone 0" in json.dumps(kept) and "Tab 0" in json.dumps(kept), device
+
+
+def test_a_batch_cut_short_here_is_not_written_over_and_is_sent(server: FakeServer) -> None:
+    laptop, phone = Device(server), Device(server)
+    shared = laptop.keep("Plans")
+    laptop.sync()
+    phone.sync()
+    phone.keep("Phone", conversation_id=shared)
+    phone.sync()
+    # The laptop's page closed between a turn's two writes: the transcript, not its meta.
+    stored = run(laptop.history.peek(shared))
+    assert stored is not None
+    turn = [{"role": "user", "content": "Laptop 0"}, {"role": "assistant", "content": "about"}]
+    cut_short = {**stored, "updated": 9_000, "messages": [*stored["messages"], *turn]}
+    run(
+        laptop.store.write(
+            [(storage_key("conversation", "chatkeep", shared), json.dumps(cut_short))]
+        )
+    )
+    laptop.sync()
+    phone.sync()
+    for device in (laptop, phone):
+        assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
+        kept = [run(device.history.read(e.id)) for e in device.history.entries()]
+        assert "Phone 0" in json.dumps(kept) and "Laptop 0" in json.dumps(kept), device
 
 
 def test_a_device_offline_keeps_its_changes_and_sends_them_when_back(server: FakeServer) -> None:
