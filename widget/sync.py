@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -89,7 +89,7 @@ class Syncer:
         prefix: str,
         changed: Callable[[set[str]], Awaitable[None]],
         alert: Callable[[Notice], None],
-        live: Callable[[], str] = lambda: "",
+        live: Callable[[], Collection[str]] = tuple,
     ) -> None:
         self.history = history
         self.live = live  # the conversation open in this tab, never given up for another's
@@ -233,7 +233,7 @@ class Syncer:
     ) -> str | None:
         """Keeps another device's version, never in place of one `changed_here` or the one
         open here; its rev, or None without room (`Conflict` if another tab wrote it since)."""
-        spare = {e.id for e in self.history.entries() if state.changed_here(e)} | {self.live()}
+        spare = {e.id for e in self.history.entries() if state.changed_here(e)} | set(self.live())
         try:
             named = payload.get("named") is True
             entry = await self.history.keep(snapshot, named=named, spare=spare,

@@ -133,7 +133,7 @@ class SyncedHistory:
         await self.remote.open(secret)
         self._syncer = Syncer(
             self._history, self.remote, self._store, self._history.prefix, self._taken,
-            self.conversations.listener.alert, live=lambda: self.conversations.conversation.id,
+            self.conversations.listener.alert, live=self.conversations.keeper.live,
         )  # fmt: skip
         self._history.watcher = self._heard
 

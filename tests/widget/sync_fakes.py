@@ -84,7 +84,7 @@ class Device(FakeRemote):
         #: the conversation open in this device's tab
         self.open = ""
         self.syncer = Syncer(self.history, self, self.store, "chatkeep", changed,
-                             self.heard.append, live=lambda: self.open)  # fmt: skip
+                             self.heard.append, live=lambda: (self.open,))  # fmt: skip
 
     # -- what a person does --
     def keep(self, text: str, *, answers: int = 1, conversation_id: str | None = None) -> str:
