@@ -213,7 +213,7 @@ class Syncer:
         for conversation in found:
             synced = state.items[conversation]
             local = self.history.entry(conversation)
-            if local is not None and local.rev != synced.local:
+            if local is not None and (local.rev != synced.local or await self._cut_short(local)):
                 synced.rev = pulled.rev  # changed here since: kept, and sent again over it
                 continue
             del state.items[conversation]

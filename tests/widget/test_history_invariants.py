@@ -392,9 +392,12 @@ class World:
 @example(plan=[("send", 1), ("other_tab_turn", 0), ("sync", None), ("far_turn", 0),
                ("sync", None)])  # fmt: skip
 # Found by this test: a turn's writes cut short by a crash left a transcript newer than its
-# meta; another device's version was taken over it, as if nothing had changed here.
+# meta; another device's version, or its forgetting, was taken over it as if nothing had
+# changed here.
 @example(plan=[("send", 1), ("sync", None), ("crash_next", 1), ("send", 1),
                ("send_while_syncing", 0)])  # fmt: skip
+@example(plan=[("send", 1), ("sync", None), ("crash_next", 1), ("send", 1), ("far_forget", 0),
+               ("sync", None)])  # fmt: skip
 # Found by this test (in the test): a forget cut short by a crash is still a forget.
 @example(plan=[("send", 1), ("new", None), ("sync", None), ("other_tab_turn", 0),
                ("crash_next", 1), ("forget_other", 0), ("send_while_syncing", 0)])  # fmt: skip
