@@ -13,9 +13,9 @@ must hold:
 (b) every listed conversation opens;
 (c) a name a person gave is never replaced by a generated one;
 (d) entries the widget did not write, or cannot read, are byte-for-byte unchanged;
-(e) a round of sync loses no text this browser held (it stays, or is on the server).
+(e) a round of sync loses no text of a conversation listed here (it stays, or is on the server).
 
-`make test` tries 300 plans; `CHATKEEP_PLANS=20000` tries more (two losses were found so).
+`make test` tries 300 plans; `CHATKEEP_PLANS=40000` tries more (docs/history.md).
 """
 
 from __future__ import annotations
