@@ -67,6 +67,9 @@ class History:
         #: told of each conversation this tab kept, pinned or forgot (True): synced history
         #: sends what changed (`widget.synced`)
         self.watcher: Callable[[str, bool], None] = lambda conversation_id, forgotten: None
+        #: whether a conversation is on synced history's server as it is here: those are
+        #: given up first when the store is full (`widget.sync`)
+        self.backed_up: Callable[[Entry], bool] = lambda entry: False
 
     async def load(self) -> None:
         """Build the list from the meta keys (one trip); unreadable entries are skipped."""
@@ -128,10 +131,11 @@ class History:
         conversation (another id) rather than written over the other's turns; if the other
         tab only renamed it, the person's name is kept (the entry's title says which). When
         the store is full, the oldest other conversations are given up, in the same batch,
-        until it fits; if it cannot fit alone, `StorageFull` is raised and nothing stored is
-        touched. Conversations in `spare` (the one open) and pinned ones are never given up
-        for another, and pinned ones do not count towards the limit. Without `make_room`
-        (an import) nothing else is given up: `StorageFull` when it does not fit as things are.
+        until it fits (those `backed_up` first); if it cannot fit alone, `StorageFull` is
+        raised and nothing stored is touched. Conversations in `spare` (the one open) and
+        pinned ones are never given up for another, and pinned ones do not count towards the
+        limit. Without `make_room` (an import) nothing else is given up: `StorageFull` when it
+        does not fit as things are.
 
         With `over_listed` (synced history taking another device's version) it writes over the
         version as listed, or raises `Conflict` if another tab wrote it meanwhile; the version
@@ -142,9 +146,10 @@ class History:
         expect = {}
         if snapshot.id in known:
             expect[self._meta_key(snapshot.id)] = known[snapshot.id]
-        plan = KeepPlan.first(snapshot, self.entries(), limit=self.limit, named=named,
-                              pending=pending, spare=spare, expect=expect,
-                              make_room=make_room)  # fmt: skip
+        entries = self.entries()
+        plan = KeepPlan.first(snapshot, entries, limit=self.limit, named=named,
+                              pending=pending, spare=spare, expect=expect, make_room=make_room,
+                              backed_up={e.id for e in entries if self.backed_up(e)})  # fmt: skip
         if plan is None:
             raise StorageFull.said("storage_full")
         while True:

@@ -27,16 +27,20 @@ class KeepPlan:
     pinned: bool
     expect: Mapping[str, str | None]
     dropped: tuple[str, ...] = ()
-    #: conversations that may be given up for room, oldest first
+    #: conversations that may be given up for room: those backed up elsewhere first, each
+    #: group oldest first
     room: tuple[str, ...] = ()
 
     @classmethod
     def first(
         cls, snapshot: Snapshot, entries: list[Entry], *, limit: int, named: bool, pending: str,
         spare: Collection[str], expect: Mapping[str, str | None], make_room: bool,
+        backed_up: Collection[str] = (),
     ) -> KeepPlan | None:  # fmt: skip
         """The first attempt: over the limit, the oldest unpinned others are dropped (never
-        `spare` ones); None when it would need to drop some and may not (`make_room` off)."""
+        `spare` ones); None when it would need to drop some and may not (`make_room` off).
+        For room, those `backed_up` (on synced history's server as they are here) go first:
+        given up, nothing of them is lost."""
         before = next((e for e in entries if e.id == snapshot.id), None)
         pinned = before is not None and before.pinned
         unpinned = [e.id for e in entries if e.id != snapshot.id and not e.pinned]
@@ -44,6 +48,7 @@ class KeepPlan:
         others = [i for i in unpinned if i not in spare]
         over_limit = others[max(0, limit - (not pinned) - len(kept)) :]
         room = tuple(reversed(others[: len(others) - len(over_limit)]))  # oldest first
+        room = tuple(sorted(room, key=lambda i: i not in backed_up))  # stable: backed up first
         if not make_room:
             if over_limit and before is None:
                 return None

@@ -112,6 +112,8 @@ class Syncer:
                     break
         finally:
             await self.store.write([(self.key, state.to_json())])
+            known = SyncState(state.cursor, dict(state.items))
+            self.history.backed_up = lambda entry: not known.changed_here(entry)
             if touched:
                 await self.changed(touched)
         if waiting and not self._told_no_room:

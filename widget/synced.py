@@ -100,6 +100,8 @@ class SyncedHistory:
             state_key = storage_key("sync", getattr(self._history, "prefix", ""), "state")
             await self._store.write([(self._secret_key, None), (state_key, None)])
         self._syncer = None
+        if self._history is not None:
+            self._history.backed_up = lambda entry: False  # no longer sent anywhere
         self._set(OFF)
 
     async def sync_now(self) -> None:

@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from scripted import run
-from sync_fakes import Device, FakeServer
+from scripted import Heard, ScriptedTransport, run
+from sync_fakes import Device, FakeRemote, FakeServer
 
+from widget import Session
+from widget.conversations import Conversations
 from widget.history import History
+from widget.key_value import MemoryKeyValue
 from widget.protocol import storage_key
 from widget.snapshots import from_dict
 from widget.sync import OTHER_DEVICE
 from widget.sync_state import SyncState
+from widget.synced import SyncedHistory
 
 
 @pytest.fixture
@@ -196,6 +200,39 @@ def test_a_batch_cut_short_here_is_not_written_over_and_is_sent(server: FakeServ
         assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
         kept = [run(device.history.read(e.id)) for e in device.history.entries()]
         assert "Phone 0" in json.dumps(kept) and "Laptop 0" in json.dumps(kept), device
+
+
+def test_a_full_browser_gives_up_what_the_server_holds_before_what_only_it_holds(
+    server: FakeServer,
+) -> None:
+    laptop = Device(server)
+    renamed = laptop.keep("Only here")
+    laptop.keep("Backed up")
+    laptop.sync()
+    laptop.rename(renamed, "Renamed here")  # the oldest, and changed since the round
+    laptop.store.quota = sum(len(k) + len(v) for k, v in laptop.store.data.items()) + 100
+    laptop.keep("New")  # room for it only in place of one of the two
+    assert laptop.titles() == ["New 0", "Renamed here"]
+    phone = Device(server)
+    phone.sync()
+    assert "Backed up 0" in phone.titles()  # nothing of it was lost
+
+
+def test_after_stopping_sync_room_is_made_oldest_first_again(server: FakeServer) -> None:
+    tab = Conversations(Session(), History(MemoryKeyValue()), ScriptedTransport(),
+                        listener=Heard())  # fmt: skip
+    run(tab.keeper.start())
+    synced = SyncedHistory(tab, FakeRemote(server), offered=True, emit=lambda kind, data: None)
+    history = tab.keeper.history
+    assert isinstance(history, History)
+    phone = Device(server)
+    phone.keep("From the phone")
+    phone.sync()
+    run(synced.start_sync())
+    (entry,) = history.entries()
+    assert history.backed_up(entry)  # on the server as it is here: given up first
+    run(synced.stop_sync())
+    assert not history.backed_up(entry)  # sent nowhere now
 
 
 def test_a_device_offline_keeps_its_changes_and_sends_them_when_back(server: FakeServer) -> None:
