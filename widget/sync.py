@@ -11,11 +11,12 @@ encrypts, `Remote`); this module decides, conversation by conversation, what tra
   or the one open in this tab; with no room it waits on the server (pulled again next round),
   and the person is told;
 - a conversation changed here (its meta has a new `rev`, or a batch of writes was cut short
-  there) is sent, naming the revision it replaces: if another device wrote first, the next
+  here) is sent, naming the revision it replaces: if another device wrote first, the next
   round merges that one first;
 - a conversation the person forgot here is deleted there (a tombstone) unless another device
   changed it meanwhile (an edit beats a deletion); one dropped only to make room is not;
-- an item failing its authentication tag is skipped and the person told, never merged.
+- an item failing its authentication tag is skipped and the person told, never merged;
+- when the store is full, the history gives up first what the server holds as it is here.
 
 What this device knows of the server (`widget.sync_state`) is kept beside the history."""
 
@@ -231,6 +232,7 @@ class Syncer:
         snapshot: Snapshot,
         payload: dict[str, Any],
         state: SyncState,
+        *,
         over_listed: bool = False,
     ) -> str | None:
         """Keeps another device's version, never in place of one `changed_here` or the one

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from scripted import Heard, ScriptedTransport, run
@@ -132,74 +133,67 @@ def test_the_conversation_open_here_is_never_given_up_for_another_device_s_versi
     assert laptop.history.entry(laptop.open) is not None
 
 
-def test_a_turn_answered_while_sync_takes_another_device_s_version_is_kept_beside_it(
-    server: FakeServer,
-) -> None:
+def continued_on_the_phone(server: FakeServer) -> tuple[Device, Device, str]:
+    """A conversation kept on the laptop, synced to the phone, and continued there."""
     laptop, phone = Device(server), Device(server)
     shared = laptop.keep("Plans")
     laptop.sync()
     phone.sync()
     phone.keep("Phone", conversation_id=shared)
     phone.sync()
-    opened = run(laptop.history.read(shared))  # open on the laptop, a turn being answered
-    assert opened is not None
-    laptop.sync()  # meanwhile the phone's turn is taken
-    turn = [{"role": "user", "content": "Laptop 0"}, {"role": "assistant", "content": "about"}]
-    run(laptop.history.keep(from_dict(opened).with_messages([*opened["messages"], *turn])))
+    return laptop, phone, shared
+
+
+def with_turn(snapshot: dict[str, Any], text: str) -> dict[str, Any]:
+    turn = [{"role": "user", "content": text}, {"role": "assistant", "content": "about"}]
+    return {**snapshot, "messages": [*snapshot["messages"], *turn]}
+
+
+def assert_both_kept(laptop: Device, phone: Device, ours: str, *, copy: bool = True) -> None:
+    """Both devices hold the phone's turn and `ours`, the phone's version as a copy."""
     laptop.sync()
     phone.sync()
     for device in (laptop, phone):
-        kept = [run(device.history.read(e.id)) for e in device.history.entries()]
-        assert "Phone 0" in json.dumps(kept) and "Laptop 0" in json.dumps(kept), device
+        if copy:
+            assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
+        kept = json.dumps([run(device.history.read(e.id)) for e in device.history.entries()])
+        assert "Phone 0" in kept and ours in kept, device
+
+
+def test_a_turn_answered_while_sync_takes_another_device_s_version_is_kept_beside_it(
+    server: FakeServer,
+) -> None:
+    laptop, phone, shared = continued_on_the_phone(server)
+    opened = run(laptop.history.read(shared))  # open on the laptop, a turn being answered
+    assert opened is not None
+    laptop.sync()  # meanwhile the phone's turn is taken
+    run(laptop.history.keep(from_dict(with_turn(opened, "Laptop 0"))))
+    assert_both_kept(laptop, phone, "Laptop 0", copy=False)
 
 
 def test_another_tab_writing_as_sync_takes_a_version_is_merged_not_written_over(
     server: FakeServer,
 ) -> None:
-    laptop, phone = Device(server), Device(server)
-    shared = laptop.keep("Plans")
-    laptop.sync()
-    phone.sync()
-    phone.keep("Phone", conversation_id=shared)
-    phone.sync()
+    laptop, phone, shared = continued_on_the_phone(server)
     other_tab = History(laptop.store)  # its write reaches the laptop's tab only later
     run(other_tab.load())
     opened = run(other_tab.read(shared))
     assert opened is not None
-    turn = [{"role": "user", "content": "Tab 0"}, {"role": "assistant", "content": "about"}]
-    run(other_tab.keep(from_dict(opened).with_messages([*opened["messages"], *turn])))
+    run(other_tab.keep(from_dict(with_turn(opened, "Tab 0"))))
     laptop.sync()
     assert laptop.heard == []  # nothing to tell: the round merged it
-    phone.sync()
-    for device in (laptop, phone):
-        assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
-        kept = [run(device.history.read(e.id)) for e in device.history.entries()]
-        assert "Phone 0" in json.dumps(kept) and "Tab 0" in json.dumps(kept), device
+    assert_both_kept(laptop, phone, "Tab 0")
 
 
 def test_a_batch_cut_short_here_is_not_written_over_and_is_sent(server: FakeServer) -> None:
-    laptop, phone = Device(server), Device(server)
-    shared = laptop.keep("Plans")
-    laptop.sync()
-    phone.sync()
-    phone.keep("Phone", conversation_id=shared)
-    phone.sync()
+    laptop, phone, shared = continued_on_the_phone(server)
     # The laptop's page closed between a turn's two writes: the transcript, not its meta.
     stored = run(laptop.history.peek(shared))
     assert stored is not None
-    turn = [{"role": "user", "content": "Laptop 0"}, {"role": "assistant", "content": "about"}]
-    cut_short = {**stored, "updated": 9_000, "messages": [*stored["messages"], *turn]}
-    run(
-        laptop.store.write(
-            [(storage_key("conversation", "chatkeep", shared), json.dumps(cut_short))]
-        )
-    )
-    laptop.sync()
-    phone.sync()
-    for device in (laptop, phone):
-        assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
-        kept = [run(device.history.read(e.id)) for e in device.history.entries()]
-        assert "Phone 0" in json.dumps(kept) and "Laptop 0" in json.dumps(kept), device
+    cut_short = {**with_turn(stored, "Laptop 0"), "updated": 9_000}
+    key = storage_key("conversation", "chatkeep", shared)
+    run(laptop.store.write([(key, json.dumps(cut_short))]))
+    assert_both_kept(laptop, phone, "Laptop 0")
 
 
 def test_a_full_browser_gives_up_what_the_server_holds_before_what_only_it_holds(
