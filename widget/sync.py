@@ -173,8 +173,10 @@ class Syncer:
         local = self.history.entry(conversation)
         if local is not None and synced is None and await self._same(snapshot):
             # Kept here already (this device's state was lost, or sync was stopped and
-            # started again): nothing to merge.
-            state.items[conversation] = Synced(pulled.item, pulled.rev, local.rev)
+            # started again): nothing to merge, but a name or pin given here is sent.
+            there = tuple(payload.get(key) for key in ("title", "named", "pinned"))
+            same = there == (local.title, local.named, local.pinned)
+            state.items[conversation] = Synced(pulled.item, pulled.rev, local.rev if same else "")
             return True
         unchanged_here = local is None or not state.changed_here(local)
         if unchanged_here and local is not None and await self._cut_short(local):

@@ -286,6 +286,19 @@ def test_a_device_that_lost_what_it_knew_makes_no_copies(server: FakeServer) -> 
     assert laptop.titles() == ["One 0", "Two 0"]
 
 
+def test_a_device_that_lost_what_it_knew_still_sends_a_name_given_since(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep("Plans")
+    laptop.sync()
+    run(laptop.store.write([("chatkeep:sync:state", None)]))  # e.g. its write found no room
+    laptop.rename(kept, "Holiday")
+    laptop.sync()
+    phone.sync()
+    assert phone.titles() == ["Holiday"]
+
+
 def test_the_state_survives_a_reload_and_unreadable_state_starts_over() -> None:
     state = SyncState(7, {}, {"c": ("i", 3)})
     assert SyncState.from_json(state.to_json()) == state
