@@ -9,7 +9,7 @@ page as events (`widget.changes`); an operation's reply says only that it has se
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Collection, Coroutine
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -190,7 +190,7 @@ class Conversations:
         data = await history.read(conversation_id)
         if data is None:
             raise WidgetError.said("conversation_unreadable")
-        await self._leave()
+        await self._leave(spare=(conversation_id,))  # never given up to make room here
         self.keeper.load(from_dict(data), await self.keeper.claim_unfinished(entry))
 
     async def forget(self, conversation_id: str) -> None:
@@ -264,10 +264,11 @@ class Conversations:
 
     # -- internals -------------------------------------------------------------------------
 
-    async def _leave(self) -> None:
-        """Before the live conversation is left: its turn stopped, its state stored."""
+    async def _leave(self, spare: Collection[str] = ()) -> None:
+        """Before the live conversation is left: its turn stopped, its state stored (never
+        giving up those in `spare` for room)."""
         await self.stop()
-        await self.keeper.keep()
+        await self.keeper.keep(spare)
 
     async def _turn(self, turn: Coroutine[Any, Any, Message]) -> None:
         """Run one turn, which `stop` waits for; a second one while it runs is refused."""

@@ -14,7 +14,7 @@ tab claims a turn while it reads it, so a second tab never picks up the same ans
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from .claims import Claims
@@ -95,8 +95,9 @@ class Keeper:
         self.load(from_dict(data))
         return None
 
-    async def keep(self) -> None:
-        """Store the live conversation's settled state, unless it is empty."""
+    async def keep(self, spare: Collection[str] = ()) -> None:
+        """Store the live conversation's settled state, unless it is empty; the conversations
+        in `spare` (one about to be opened) are never given up to make room for it."""
         if self.history is None or self.conversation.is_empty:
             return
         # One write at a time, each of the state as it is when its turn comes: two writes
@@ -105,8 +106,9 @@ class Keeper:
             conversation = self.conversation
             pending = self.session.turn or self.unfinished or ""
             try:
+                snapshot = conversation.snapshot()
                 stored = await self.history.keep(
-                    conversation.snapshot(), named=conversation.named, pending=pending
+                    snapshot, named=conversation.named, pending=pending, spare=spare
                 )
             except StorageFull as exc:
                 self.listener.alert(exc.notice())

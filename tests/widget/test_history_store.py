@@ -193,6 +193,41 @@ def test_a_generated_title_is_stored_and_a_failed_one_keeps_the_derived() -> Non
     assert listing(failing)[0]["title"] == "Plan a picnic"
 
 
+class FullOnce(MemoryKeyValue):
+    """A store that refuses one write as full (another tab had just filled it)."""
+
+    full = False
+
+    async def write(self, changes: Any, expect: Any = None) -> None:
+        if self.full:
+            self.full = False
+            raise StorageFull("full, for now")
+        await super().write(changes, expect)
+
+
+def test_opening_the_oldest_conversation_of_a_full_store_never_gives_it_up() -> None:
+    # Leaving the open conversation stores it; with the store full that gives up the oldest
+    # other one, which must not be the one being opened (it would then be kept nowhere).
+    store = FullOnce()
+    history = History(store)
+    oldest, newer = conversation("oldest", 1), conversation("newer", 2)
+    for made in (oldest, newer):
+        run(history.keep(made.snapshot()))
+    alerts: list[str] = []
+    tab = Conversations(Session(clock=iter(range(100, 10**6)).__next__), history,
+                        ScriptedTransport(answer("Hello")), listener=Heard(alerts))  # fmt: skip
+    run(tab.keeper.start())
+    run(tab.send("live"))
+    live = tab.conversation.id
+    store.full = True
+    run(tab.open(oldest.id))
+    assert tab.conversation.id == oldest.id and not alerts
+    reloaded = History(store)
+    run(reloaded.load())
+    assert {e.title for e in reloaded.entries()} == {"oldest", "live"}  # "newer" made room
+    assert run(reloaded.read(oldest.id)) is not None and run(reloaded.read(live)) is not None
+
+
 def test_new_open_forget_and_fork() -> None:
     conversations, _ = make(False, answer("one"), answer("two"), answer("three"))
     run(conversations.send("first chat"))
