@@ -158,6 +158,7 @@ steps = st.lists(
         st.tuples(st.just("send_while_syncing"), st.integers(0, 5)),
         st.tuples(st.just("far_rename"), st.integers(0, 5)),
         st.tuples(st.just("far_forget"), st.integers(0, 5)),
+        st.tuples(st.just("far_retry"), st.integers(0, 5)),
         st.tuples(st.just("open_other"), st.integers(0, 5)),
         st.tuples(st.just("retry_last"), st.none()),
         st.tuples(st.just("edit_last"), st.integers(1, 50)),
@@ -333,7 +334,17 @@ class World:
             return
         chosen = entries[pick % len(entries)].id
         if action == "far_turn":
-            self.far.keep("from the other device", conversation_id=chosen)
+            self.far.keep(f"from the other device {next(self.clock)}", conversation_id=chosen)
+        elif action == "far_retry":  # the answer it replaces goes, as the person asked there
+            stored = from_dict(run(self.far.history.read(chosen)))
+            *before, last = stored.messages
+            if last["role"] == "assistant":
+                self.forgotten |= texts_of([last])
+                retried = {"role": "assistant", "content": f"retried there {next(self.clock)}"}
+                snapshot = stored.with_messages([*before, retried])
+                named = self.far.history.entry(chosen)
+                run(self.far.history.keep(replace(snapshot, updated=next(self.clock)),
+                                          named=bool(named and named.named)))  # fmt: skip
         elif action == "far_rename":
             self.far.rename(chosen, f"Named on the other device {pick}")
         else:  # what the person forgot there may go here too, and its name with it
