@@ -122,8 +122,9 @@ class Conversations:
         await self.stop()
         forked, text = self.conversation.fork(index)
         await self.keeper.keep()
+        left = self.conversation.id
         self.keeper.load(forked)
-        await self.keeper.keep()
+        await self.keeper.keep(spare=(left,))  # never giving up the one it came from for room
         return text
 
     async def get_history(self) -> list[Message]:

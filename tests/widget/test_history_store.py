@@ -194,14 +194,17 @@ def test_a_generated_title_is_stored_and_a_failed_one_keeps_the_derived() -> Non
 
 
 class FullOnce(MemoryKeyValue):
-    """A store that refuses one write as full (another tab had just filled it)."""
+    """A store that refuses one write as full (another tab had just filled it), once `full`
+    writes from now have gone through."""
 
-    full = False
+    full: int | None = None
 
     async def write(self, changes: Any, expect: Any = None) -> None:
-        if self.full:
-            self.full = False
-            raise StorageFull("full, for now")
+        if self.full is not None:
+            self.full -= 1
+            if self.full < 0:
+                self.full = None
+                raise StorageFull("full, for now")
         await super().write(changes, expect)
 
 
@@ -219,13 +222,32 @@ def test_opening_the_oldest_conversation_of_a_full_store_never_gives_it_up() -> 
     run(tab.keeper.start())
     run(tab.send("live"))
     live = tab.conversation.id
-    store.full = True
+    store.full = 0
     run(tab.open(oldest.id))
     assert tab.conversation.id == oldest.id and not alerts
     reloaded = History(store)
     run(reloaded.load())
     assert {e.title for e in reloaded.entries()} == {"oldest", "live"}  # "newer" made room
     assert run(reloaded.read(oldest.id)) is not None and run(reloaded.read(live)) is not None
+
+
+def test_forking_in_a_full_store_never_gives_up_the_conversation_forked() -> None:
+    store = FullOnce()
+    answers = ScriptedTransport(answer("one"), answer("two"))
+    tab = Conversations(Session(clock=iter(range(100, 10**6)).__next__), History(store),
+                        answers, listener=Heard())  # fmt: skip
+    run(tab.keeper.start())
+    run(tab.send("first"))
+    run(tab.send("second"))
+    forked = tab.conversation.id
+    run(History(store).keep(conversation("newer", 10**7).snapshot()))
+    run(tab.storage_changed(next(k for k in store.data if ":meta:" in k and forked not in k)))
+    store.full = 1  # storing the fork finds the store full
+    assert run(tab.fork(2)) == "second"
+    reloaded = History(store)
+    run(reloaded.load())
+    assert [e.title for e in reloaded.entries()] == ["first", "first"]  # "newer" made room
+    assert run(reloaded.read(forked)) is not None
 
 
 def test_new_open_forget_and_fork() -> None:
