@@ -70,6 +70,9 @@ class History:
         #: whether a conversation is on synced history's server as it is here: those are
         #: given up first when the store is full (`widget.sync`)
         self.backed_up: Callable[[Entry], bool] = lambda entry: False
+        #: what forgetting a conversation writes beside its removal, in the same batch: synced
+        #: history's mark that it is to be deleted on the server too (`widget.sync`)
+        self.forget_marks: Callable[[str], list[Change]] = lambda conversation_id: []
 
     async def load(self) -> None:
         """Build the list from the meta keys (one trip); unreadable entries are skipped."""
@@ -239,7 +242,9 @@ class History:
         return text, stored
 
     async def forget(self, conversation_id: str) -> None:
-        await self.store.write(self._removal(conversation_id))
+        # The mark first: cut short after it, the conversation is still listed (and kept).
+        await self.store.write([*self.forget_marks(conversation_id),
+                                *self._removal(conversation_id)])  # fmt: skip
         self._drop(conversation_id)
         self.watcher(conversation_id, True)
 

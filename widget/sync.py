@@ -33,7 +33,7 @@ from .ids import new_id
 from .key_value import Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .snapshots import Snapshot, from_dict, read_snapshot
-from .sync_state import Synced, SyncState
+from .sync_state import Synced, SyncState, forget_mark
 from .texts import Notice, notice
 
 OTHER_DEVICE = " (other device)"
@@ -96,14 +96,22 @@ class Syncer:
         self.live = live  # the conversation open in this tab, never given up for another's
         self.remote = remote
         self.store = store
-        self.key = storage_key("sync", prefix, "state")
+        self.keys = storage_key("sync", prefix)  # the state, marks, the code: this device's
+        self.key, self.marks = self.keys + "state", forget_mark(prefix)
         self.changed = changed
         self.alert = alert
         self._told_no_room = False  # said once while another device's version waits for room
+        # From now on, forgetting a conversation here marks it, in the same batch, for a round.
+        history.forget_marks = lambda conversation_id: [(self.marks + conversation_id, "1")]
 
     async def sync(self) -> None:
         """One round, repeated while another device wrote first (`MAX_ROUNDS`)."""
-        state = SyncState.from_json(await self.store.get(self.key))
+        kept = await self.store.read_all(self.keys)  # the state and the marks in one trip
+        state = SyncState.from_json(kept.get(self.key))
+        marks = [key for key in kept if key.startswith(self.marks)]
+        for forgotten in (key[len(self.marks) :] for key in marks):
+            if self.history.entry(forgotten) is None:  # (not kept again by a tab open on it)
+                state.forget(forgotten)
         touched: set[str] = set()
         waiting = False
         try:
@@ -112,7 +120,8 @@ class Syncer:
                 if await self._push(state):
                     break
         finally:
-            await self.store.write([(self.key, state.to_json())])
+            # The marks taken into the state go in the same batch.
+            await self.store.write([(self.key, state.to_json()), *((k, None) for k in marks)])
             known = SyncState(state.cursor, dict(state.items))
             self.history.backed_up = lambda entry: not known.changed_here(entry)
             if touched:
@@ -120,14 +129,6 @@ class Syncer:
         if waiting and not self._told_no_room:
             self.alert(notice("sync_storage_full"))
         self._told_no_room = waiting
-
-    async def forgot(self, conversation_id: str) -> None:
-        """The person forgot a conversation here: the next round deletes it there too."""
-        state = SyncState.from_json(await self.store.get(self.key))
-        synced = state.items.pop(conversation_id, None)
-        if synced is not None:
-            state.forgotten[conversation_id] = (synced.item, synced.rev)
-            await self.store.write([(self.key, state.to_json())])
 
     # -- taking what other devices wrote ---------------------------------------------------
 
@@ -169,6 +170,8 @@ class Syncer:
         synced = state.items.get(conversation)
         if synced is not None and synced.rev == pulled.rev:
             return True  # our own write, heard back
+        if state.forgotten.get(conversation) == (pulled.item, pulled.rev):
+            return True  # ours too, forgotten here since: this round deletes it there
         state.forgotten.pop(conversation, None)  # changed there after it was forgotten here
         local = self.history.entry(conversation)
         if local is not None and synced is None and await self._same(snapshot):

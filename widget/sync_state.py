@@ -8,6 +8,14 @@ import json
 from dataclasses import dataclass, field
 
 from .history import Entry
+from .protocol import storage_key
+
+
+def forget_mark(prefix: str, conversation_id: str = "") -> str:
+    """The key that marks a conversation forgotten here, written in the batch that removes
+    it, until a round has it deleted on the server (without an id, what all marks start
+    with): a page closed before that round forgets it everywhere all the same."""
+    return storage_key("sync", prefix, "forgot:" + conversation_id)
 
 
 @dataclass
@@ -30,6 +38,12 @@ class SyncState:
         """Never synced, or changed here since it was: this version exists nowhere else."""
         synced = self.items.get(entry.id)
         return synced is None or synced.local != entry.rev
+
+    def forget(self, conversation_id: str) -> None:
+        """The person forgot it here: the round deletes it there too (if it was synced)."""
+        synced = self.items.pop(conversation_id, None)
+        if synced is not None:
+            self.forgotten[conversation_id] = (synced.item, synced.rev)
 
     def to_json(self) -> str:
         return json.dumps({

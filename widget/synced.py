@@ -61,8 +61,6 @@ class SyncedHistory:
         self._applying = False
         self._round = asyncio.Lock()
         self._soon: asyncio.Task[None] | None = None
-        #: forgotten here by the person, to be deleted there by the next round
-        self._forgotten: set[str] = set()
 
     # -- operations --------------------------------------------------------------------------
 
@@ -95,13 +93,14 @@ class SyncedHistory:
         await self.sync_now()
 
     async def stop_sync(self) -> None:
-        """This device leaves: its history stays, nothing more travels."""
-        if self._store is not None:
-            state_key = storage_key("sync", getattr(self._history, "prefix", ""), "state")
-            await self._store.write([(self._secret_key, None), (state_key, None)])
+        """This device leaves: its history stays, nothing more travels (what it knew of the
+        server goes, and so do the marks of forgets not yet sent)."""
         self._syncer = None
         if self._history is not None:
+            kept = await self._history.store.read_all(storage_key("sync", self._history.prefix))
+            await self._history.store.write([(key, None) for key in kept])  # code, state, marks
             self._history.backed_up = lambda entry: False  # no longer sent anywhere
+            self._history.forget_marks = lambda conversation_id: []
         self._set(OFF)
 
     async def sync_now(self) -> None:
@@ -112,8 +111,6 @@ class SyncedHistory:
             self._set(SYNCING)
             self._applying = True
             try:
-                while self._forgotten:
-                    await self._syncer.forgot(self._forgotten.pop())
                 await self._syncer.sync()
             except WidgetError as exc:
                 if exc.code in REFUSALS:
@@ -142,9 +139,7 @@ class SyncedHistory:
     def _heard(self, conversation_id: str, forgotten: bool) -> None:
         """History kept, pinned or forgot a conversation: send it soon (not our own round)."""
         if self._syncer is None or self._applying:
-            return
-        if forgotten:
-            self._forgotten.add(conversation_id)
+            return  # (a forget is marked in storage by the batch that made it: `widget.sync`)
         try:
             asyncio.get_running_loop()
         except RuntimeError:

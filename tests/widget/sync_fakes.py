@@ -73,16 +73,22 @@ class Device(FakeRemote):
     def __init__(self, server: FakeServer, limit: int = 20) -> None:
         super().__init__(server)
         self.store = MemoryKeyValue()
-        self.history = History(self.store, limit=limit)
+        self.limit = limit
         self.heard: list[Notice] = []
         self.touched: set[str] = set()
         self.clock = iter(range(1_000, 10**9, 1_000))
+        #: the conversation open in this device's tab
+        self.open = ""
+        self.reopen()
+
+    def reopen(self) -> None:
+        """The page is opened (again): what it holds in memory starts afresh from storage."""
 
         async def changed(ids: set[str]) -> None:
             self.touched |= ids
 
-        #: the conversation open in this device's tab
-        self.open = ""
+        self.history = History(self.store, limit=self.limit)
+        run(self.history.load())
         self.syncer = Syncer(self.history, self, self.store, "chatkeep", changed,
                              self.heard.append, live=lambda: (self.open,))  # fmt: skip
 

@@ -57,7 +57,6 @@ def test_changes_renames_pins_and_forgetting_travel_both_ways(server: FakeServer
     assert stored is not None and len(stored["messages"]) == 4
     assert laptop.history.entry(second).pinned  # type: ignore[union-attr]
     run(laptop.history.forget(second))
-    run(laptop.syncer.forgot(second))
     laptop.sync()
     phone.sync()
     assert phone.history.entry(second) is None
@@ -252,6 +251,55 @@ def test_an_item_that_fails_its_tag_is_skipped_and_the_person_told(server: FakeS
     assert [n["code"] for n in phone.heard] == ["sync_unreadable_one"]
 
 
+def test_a_conversation_forgotten_soon_after_it_was_sent_stays_forgotten(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    gone = laptop.keep("Forget me")
+    laptop.sync()  # sent; its own write is heard back only at the next round
+    phone.sync()
+    run(laptop.history.forget(gone))
+    laptop.sync()  # hears its own write: not another device's change, so no reason to keep it
+    phone.sync()
+    assert laptop.titles() == phone.titles() == []
+    assert server.items["i" + gone][1] is None
+
+
+def test_a_conversation_forgotten_as_the_page_closed_is_forgotten_everywhere(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    gone, stays = laptop.keep("Forget me"), laptop.keep("Keep me")
+    laptop.sync()
+    phone.sync()
+    run(laptop.history.forget(gone))  # and the page closes before its next round
+    laptop.reopen()
+    laptop.sync()
+    phone.sync()
+    assert phone.titles() == laptop.titles() == ["Keep me 0"]
+    assert server.items["i" + gone][1] is None and server.items["i" + stays][1] is not None
+    assert not [key for key in laptop.store.data if ":forgot:" in key]  # the mark went too
+
+
+def test_a_conversation_forgotten_in_one_tab_but_open_in_another_is_not_deleted(
+    server: FakeServer,
+) -> None:
+    laptop = Device(server)
+    kept = laptop.keep("Open in the other tab")
+    laptop.sync()
+    other_tab = History(laptop.store)
+    run(other_tab.load())
+    snapshot = from_dict(run(other_tab.read(kept)))
+    run(laptop.history.forget(kept))
+    run(other_tab.changed(f"chatkeep:meta:{kept}"))  # the tab it is open in hears of it
+    run(other_tab.keep(snapshot))  # and keeps it again at once
+    run(laptop.history.changed(f"chatkeep:meta:{kept}"))
+    laptop.sync()
+    assert server.items["i" + kept][1] is not None
+    assert laptop.titles() == ["Open in the other tab 0"]
+    assert not [key for key in laptop.store.data if ":forgot:" in key]
+
+
 def test_an_edit_made_elsewhere_beats_a_deletion(server: FakeServer) -> None:
     laptop, phone = Device(server), Device(server)
     kept = laptop.keep("Keep me")
@@ -260,7 +308,6 @@ def test_an_edit_made_elsewhere_beats_a_deletion(server: FakeServer) -> None:
     phone.keep("Edited", conversation_id=kept)
     phone.sync()
     run(laptop.history.forget(kept))
-    run(laptop.syncer.forgot(kept))
     laptop.sync()  # the delete finds a newer revision: the edit comes back instead
     assert laptop.history.entry(kept) is not None
     assert server.items["i" + kept][1] is not None
