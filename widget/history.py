@@ -242,9 +242,9 @@ class History:
         return text, stored
 
     async def forget(self, conversation_id: str) -> None:
-        # The mark first: cut short after it, the conversation is still listed (and kept).
-        await self.store.write([*self.forget_marks(conversation_id),
-                                *self._removal(conversation_id)])  # fmt: skip
+        # The mark last: the removals make room for it, so a full store never stops a forget.
+        await self.store.write([*self._removal(conversation_id),
+                                *self.forget_marks(conversation_id)])  # fmt: skip
         self._drop(conversation_id)
         self.watcher(conversation_id, True)
 

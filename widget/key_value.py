@@ -53,12 +53,15 @@ class MemoryKeyValue:
         for key, expected in (expect or {}).items():
             if self.data.get(key) != expected:
                 raise Conflict(f"{key} was changed elsewhere")
+        # Each write must fit as it comes, as in a browser: a batch frees room before taking it.
         after = dict(self.data)
+        size = sum(len(k) + len(v) for k, v in after.items()) if self.quota is not None else 0
         for key, value in changes:
-            if value is None:
-                after.pop(key, None)
-            else:
+            old = after.pop(key, None)
+            size -= 0 if old is None else len(key) + len(old)
+            if value is not None:
                 after[key] = value
-        if self.quota is not None and sum(len(k) + len(v) for k, v in after.items()) > self.quota:
-            raise StorageFull("the store is full")
+                size += len(key) + len(value)
+                if self.quota is not None and size > self.quota:
+                    raise StorageFull("the store is full")
         self.data = after

@@ -39,7 +39,7 @@ from widget.errors import WidgetError
 from widget.history import Entry, History
 from widget.key_value import Change, Conflict, MemoryKeyValue, StorageFull
 from widget.snapshots import Snapshot, from_dict, repair
-from widget.synced import SyncedHistory
+from widget.synced import OFF, SyncedHistory
 from widget.titles import clean_title
 
 FOREIGN = {
@@ -68,7 +68,7 @@ class FaultyStore(MemoryKeyValue):
     async def write(
         self, changes: Sequence[Change], expect: Mapping[str, str | None] | None = None
     ) -> None:
-        if self.full_next:
+        if self.full_next and self._grows(changes):  # (removing never fails for room)
             self.full_next = False
             raise StorageFull("full, as a browser's storage can be")
         if self.crash_after is not None:
@@ -83,6 +83,14 @@ class FaultyStore(MemoryKeyValue):
                     self.data[key] = value
             raise Crashed()
         await super().write(changes, expect)
+
+    def _grows(self, changes: Sequence[Change]) -> bool:
+        """Whether the batch takes more room than it frees (a full store refuses only that)."""
+
+        def room(key: str, value: str | None) -> int:
+            return 0 if value is None else len(key) + len(value)
+
+        return sum(room(k, v) - room(k, self.data.get(k)) for k, v in dict(changes).items()) > 0
 
 
 class RecordingHistory(History):
@@ -160,6 +168,7 @@ steps = st.lists(
         st.tuples(st.just("far_rename"), st.integers(0, 5)),
         st.tuples(st.just("far_forget"), st.integers(0, 5)),
         st.tuples(st.just("far_retry"), st.integers(0, 5)),
+        st.tuples(st.just("sync_again"), st.none()),
         st.tuples(st.just("open_other"), st.integers(0, 5)),
         st.tuples(st.just("retry_last"), st.none()),
         st.tuples(st.just("edit_last"), st.integers(1, 50)),
@@ -187,7 +196,7 @@ class World:
         #: changed on the other device)
         self.gone: dict[str, tuple[set[str], str]] = {}
         self.tab = self.open_tab()
-        run(self.synced.start_sync())
+        self.code = run(self.synced.start_sync())["code"]
         self.other = History(self.store, limit=6)
         run(self.other.load())
 
@@ -283,6 +292,13 @@ class World:
                 # here, or on the server for the next round
                 lost = before - self.texts_here() - self.texts_on_server() - self.forgotten
                 assert not lost, f"a round of sync lost {sorted(lost)}"
+            elif action == "sync_again":  # "Stop syncing", then the same code typed again
+                run(self.synced.stop_sync())
+                self.gone.clear()  # forgets not yet sent stay here only (docs/history.md)
+                before = self.texts_here()
+                run(self.synced.start_sync(self.code))
+                lost = before - self.texts_here() - self.texts_on_server() - self.forgotten
+                assert not lost, f"syncing again lost {sorted(lost)}"
             elif action.startswith("far_"):
                 self.far_device(action, value)
             elif action == "send_while_syncing":
@@ -293,7 +309,10 @@ class World:
                 run(self.tab.send(f"Question {next(self.clock)} while syncing"))
                 self.model.during_answer = None
                 lost = before - self.texts_here() - self.texts_on_server() - self.forgotten
-                assert not lost, f"an answer during a round of sync lost {sorted(lost)}"
+                # (with sync off, as after a failed start, no round ran: a full store gave up
+                # the oldest conversation for the answer, as it may)
+                syncing = self.synced.state != OFF
+                assert not lost or not syncing, f"an answer during a round of sync lost {lost}"
         except Crashed:
             self.restart()
             self.names_go_with_what_was_given_up()
@@ -493,6 +512,10 @@ class World:
 @example(plan=[("send", 1), ("new", None), ("rename_other", 0), ("send_while_syncing", 0),
                ("far_rename", 0), ("forget_other", 0), ("sync", None),
                ("rename_other", 0)])  # fmt: skip
+# Found by this test (in the test): syncing again could not start, the store being full; with
+# no round, the answer's keep gave up the oldest conversation for room, as it may.
+@example(plan=[("full_next", None), ("sync_again", None), ("send", 1), ("new", None),
+               ("full_next", None), ("send_while_syncing", 0)])  # fmt: skip
 def test_history_keeps_its_promises_through_faults_tabs_and_crashes(
     plan: list[tuple[str, Any]],
 ) -> None:

@@ -265,6 +265,16 @@ def test_a_conversation_forgotten_soon_after_it_was_sent_stays_forgotten(
     assert server.items["i" + gone][1] is None
 
 
+def test_a_full_store_never_stops_a_forget(server: FakeServer) -> None:
+    laptop = Device(server)
+    gone = laptop.keep("Forget me to make room")
+    laptop.sync()
+    laptop.store.quota = sum(len(k) + len(v) for k, v in laptop.store.data.items())  # full
+    run(laptop.history.forget(gone))  # its mark is written once its removal made room
+    laptop.sync()
+    assert laptop.titles() == [] and server.items["i" + gone][1] is None
+
+
 def test_a_conversation_forgotten_as_the_page_closed_is_forgotten_everywhere(
     server: FakeServer,
 ) -> None:
