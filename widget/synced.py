@@ -97,8 +97,7 @@ class SyncedHistory:
         server goes, and so do the marks of forgets not yet sent)."""
         self._syncer = None
         if self._history is not None:
-            kept = await self._history.store.read_all(storage_key("sync", self._history.prefix))
-            await self._history.store.write([(key, None) for key in kept])  # code, state, marks
+            await self._history.store.write([(key, None) for key in await self._sync_keys()])
             self._history.backed_up = lambda entry: False  # no longer sent anywhere
             self._history.forget_marks = lambda conversation_id: []
         self._set(OFF)
@@ -166,8 +165,18 @@ class SyncedHistory:
         return stored if stored and len(stored) == 32 else new_code()
 
     async def _keep_secret(self, secret: str) -> None:
-        if self._store is not None:
-            await self._store.write([(self._secret_key, secret)])
+        """Keep the secret; another one is another space, where what this device knew of the
+        last one (how far it had read, what it had sent) does not hold: it starts afresh."""
+        if self._history is not None:
+            same = await self._history.store.get(self._secret_key) == secret
+            stale = [] if same else await self._sync_keys()
+            await self._history.store.write([*((key, None) for key in stale),
+                                             (self._secret_key, secret)])  # fmt: skip
+
+    async def _sync_keys(self) -> list[str]:
+        """This device's keys of synced history: the secret, the state, the marks."""
+        assert self._history is not None
+        return list(await self._history.store.read_all(storage_key("sync", self._history.prefix)))
 
     def _require_offered(self) -> None:
         if not self.offered:

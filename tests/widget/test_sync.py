@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from scripted import Heard, ScriptedTransport, run
+from scripted import Heard, ScriptedTransport, listing, run
 from sync_fakes import Device, FakeRemote, FakeServer
 
 from widget import Session
@@ -16,6 +16,7 @@ from widget.key_value import MemoryKeyValue
 from widget.protocol import storage_key
 from widget.snapshots import from_dict
 from widget.sync import OTHER_DEVICE
+from widget.sync_codes import new_code
 from widget.sync_state import SyncState
 from widget.synced import SyncedHistory
 
@@ -226,6 +227,38 @@ def test_after_stopping_sync_room_is_made_oldest_first_again(server: FakeServer)
     assert history.backed_up(entry)  # on the server as it is here: given up first
     run(synced.stop_sync())
     assert not history.backed_up(entry)  # sent nowhere now
+
+
+class Spaces(FakeRemote):
+    """A server with one space per secret, as the real one derives them."""
+
+    def __init__(self) -> None:
+        super().__init__(FakeServer())
+        self.spaces: dict[str, FakeServer] = {}
+
+    async def open(self, secret: str) -> None:
+        self.server = self.spaces.setdefault(secret, FakeServer())
+
+
+def test_a_code_for_another_space_receives_all_of_it(server: FakeServer) -> None:
+    # A link with another code (or a site's key for another person) is another space: what
+    # this device knew of the first one (how far it had read) says nothing there.
+    remote = Spaces()
+    first, second = new_code(), new_code()
+    for code, titles in ((first, ["One", "Two", "Three"]), (second, ["Elsewhere"])):
+        device = Device(remote.spaces.setdefault(code, FakeServer()))
+        for title in titles:
+            device.keep(title)
+        device.sync()
+    tab = Conversations(Session(), History(MemoryKeyValue()), ScriptedTransport(),
+                        listener=Heard())  # fmt: skip
+    run(tab.keeper.start())
+    synced = SyncedHistory(tab, remote, offered=True, emit=lambda kind, data: None)
+    run(synced.start_sync(first))
+    run(synced.start_sync(second))
+    titles = sorted(entry["title"] for entry in listing(tab))
+    assert titles == ["Elsewhere 0", "One 0", "Three 0", "Two 0"]
+    assert len(remote.spaces[second].items) == 4  # what this device holds went there too
 
 
 def test_a_device_offline_keeps_its_changes_and_sends_them_when_back(server: FakeServer) -> None:
