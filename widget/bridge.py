@@ -217,7 +217,7 @@ class Bridge:
             session, make_history(worker, options), transport, listener=self.feed, offer=offer,
             locks=transport, tools=PageTools(worker), generate_title=options.generate_title,
         )  # fmt: skip
-        self.synced = SyncedHistory(self.conversations, WorkerSync(worker),
+        self.synced = SyncedHistory(self.conversations, WorkerSync(worker), locks=transport,
                                     offered=options.sync, emit=self._emit)  # fmt: skip
 
     def operations(self) -> Json:

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .claims import Locks
 from .conversations import Conversations
 from .errors import WidgetError
 from .history import History
@@ -46,6 +47,7 @@ class SyncedHistory:
         *,
         offered: bool,
         emit: Callable[[str, Any], None],
+        locks: Locks | None = None,
     ) -> None:
         history = conversations.keeper.history
         self.conversations = conversations
@@ -53,6 +55,9 @@ class SyncedHistory:
         #: the server keeps synced history, and history is in this browser's storage
         self.offered = offered and isinstance(history, History)
         self.emit = emit
+        #: one round at a time in this browser: two tabs' rounds at once would each take
+        #: another device's change, and the second would take the first's for a conflict
+        self.locks = locks
         self.state = OFF
         self._history = history if isinstance(history, History) else None
         self._store: KeyValue | None = self._history.store if self._history else None
@@ -107,6 +112,9 @@ class SyncedHistory:
         if self._syncer is None:
             return
         async with self._round:
+            lock = "sync:" + (self._history.prefix if self._history else "")
+            if self.locks is not None and not await self.locks.claim(lock):
+                return self._round_soon()  # another tab's round runs: this one follows
             self._set(SYNCING)
             self._applying = True
             try:
@@ -120,6 +128,8 @@ class SyncedHistory:
                 return self._set(OFFLINE)  # no answer at all: the changes wait here
             finally:
                 self._applying = False
+                if self.locks is not None:
+                    self.locks.release(lock)
         self._set(SYNCED)
 
     # -- inside ---------------------------------------------------------------------------------
@@ -139,11 +149,15 @@ class SyncedHistory:
         """History kept, pinned or forgot a conversation: send it soon (not our own round)."""
         if self._syncer is None or self._applying:
             return  # (a forget is marked in storage by the batch that made it: `widget.sync`)
+        self._round_soon()
+
+    def _round_soon(self) -> None:
+        """A round in a moment (one for a burst of changes)."""
         try:
-            asyncio.get_running_loop()
+            current = asyncio.current_task()
         except RuntimeError:
             return  # no event loop (driven by hand, in tests): the next round sends it
-        if self._soon is None or self._soon.done():
+        if self._soon is None or self._soon.done() or self._soon is current:
             self._soon = asyncio.ensure_future(self._after_change())
 
     async def _after_change(self) -> None:

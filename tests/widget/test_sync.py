@@ -261,6 +261,62 @@ def test_a_code_for_another_space_receives_all_of_it(server: FakeServer) -> None
     assert len(remote.spaces[second].items) == 4  # what this device holds went there too
 
 
+class TabLocks:
+    """Web Locks, shared by the tabs of one browser: each name held by one tab at a time."""
+
+    def __init__(self) -> None:
+        self.held: set[str] = set()
+
+    async def claim(self, name: str) -> bool:
+        if name in self.held:
+            return False
+        self.held.add(name)
+        return True
+
+    def release(self, name: str) -> None:
+        self.held.discard(name)
+
+
+class Interrupted(FakeRemote):
+    """A remote whose next pull first lets `during` run (another tab's round, say)."""
+
+    during: Any = None
+
+    async def pull(self, since: int) -> Any:
+        if self.during is not None:
+            during, self.during = self.during, None
+            during()
+        return await super().pull(since)
+
+
+def test_two_tabs_syncing_at_once_take_another_device_s_change_once(server: FakeServer) -> None:
+    store, locks, phone = MemoryKeyValue(), TabLocks(), Device(server)
+    tabs = []
+    for _ in range(2):
+        tab = Conversations(Session(), History(store), ScriptedTransport(), listener=Heard(),
+                            locks=locks)  # fmt: skip
+        run(tab.keeper.start())
+        remote = Interrupted(server)
+        tabs.append((SyncedHistory(tab, remote, offered=True, locks=locks,
+                                   emit=lambda kind, data: None), remote))  # fmt: skip
+    run(tabs[0][0].start_sync())
+    run(tabs[1][0].sync_status())  # the second tab connects with the code the first kept
+    kept = phone.keep("On the phone")
+    phone.sync()
+    run(tabs[0][0].sync_now())
+    phone.sync()
+    phone.keep("Continued on the phone", conversation_id=kept)
+    phone.sync()
+    tabs[0][1].during = lambda: run(tabs[1][0].sync_now())  # both rounds at once
+    run(tabs[0][0].sync_now())
+    run(tabs[0][0].sync_now())
+    history = History(store)
+    run(history.load())
+    assert [e.title for e in history.entries()] == ["On the phone 0"]  # and no copy of it
+    stored = run(history.read(kept))
+    assert stored is not None and len(stored["messages"]) == 4
+
+
 def test_a_device_offline_keeps_its_changes_and_sends_them_when_back(server: FakeServer) -> None:
     laptop, phone = Device(server), Device(server)
     server.down = True
