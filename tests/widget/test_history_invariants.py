@@ -4,9 +4,10 @@ Hypothesis drives a tab through turns, retries, edits, renames (also while a tit
 being generated), pins, forgets, imports, new conversations and older ones opened again,
 against a store that can be full at random, that a second tab writes to in between, and
 that can stop half-way through a batch of writes as a crashed page would; with synced
-history on, rounds of sync (also while an answer streams) meet another device that
-continues, renames and forgets conversations on the same (fake) server. After every step the
-page "restarts" (a fresh `History` on the same store) and these must hold:
+history on, rounds of sync (also while an answer streams, also another tab's, also after
+stopping and starting again) meet another device that continues, retries, renames and
+forgets conversations on the same (fake) server. After every step the page "restarts" (a
+fresh `History` on the same store) and these must hold:
 
 (a) the live conversation's settled turns are readable after a restart, unless the person
     was shown an alert (or the page crashed during that very write);
