@@ -172,7 +172,21 @@ class Keeper:
             # Another tab renamed the open conversation and added no turns: take the name.
             conversation.adopt_title(live.title)
             await self.history.accept(conversation.id)
+        elif live is not None and before is not None and self._moved_on_elsewhere(before, live):
+            # Another tab moved the open conversation on (its turns, or another device's
+            # version its round took) while nothing here was unsaved: show that, as this
+            # tab's own round would (`widget.synced`); a turn here then continues it.
+            data = await self.history.read(conversation.id)
+            if data is not None:
+                self.load(from_dict(data), await self.claim_unfinished(live))
         self.list()
+
+    def _moved_on_elsewhere(self, before: Entry, now: Entry) -> bool:
+        """The open conversation is idle, stored here as it is (`before`), and its stored
+        turns changed since."""
+        here = (self.conversation.updated, len(self.conversation.settled))
+        idle = not self.conversation.busy and not self._writing.locked()
+        return idle and here == (before.updated, before.size) != (now.updated, now.size)
 
     # -- TurnHooks: what a running turn tells -----------------------------------------------
 

@@ -106,6 +106,13 @@ class RecordingHistory(History):
         self.written[entry.id] = repair([dict(m) for m in snapshot.messages])
         return entry
 
+    async def read(self, conversation_id: str) -> dict[str, Any] | None:
+        """What this tab reads (opening it, or following another tab's change) is stored."""
+        data = await super().read(conversation_id)
+        if data is not None:
+            self.written[conversation_id] = repair([dict(m) for m in data["messages"]])
+        return data
+
 
 class Model:
     """Answers turns with numbered text and title requests with a generated title; a title
@@ -261,8 +268,6 @@ class World:
                 run(self.tab.restore(None))
             elif action == "open_other" and (other := self.other_id(value)):
                 run(self.tab.open(other))
-                # What it opened is stored as it is (perhaps as another tab wrote it).
-                self.written[other] = repair([dict(m) for m in session.conversation.settled])
             elif action in ("retry_last", "edit_last") and (asked := last_question(session)):
                 if action == "retry_last":  # the answers it replaces go, as the person asked
                     self.forgotten |= texts_of(session.conversation.settled[asked + 1 :])
