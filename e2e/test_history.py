@@ -191,6 +191,21 @@ def test_two_pages_continuing_the_same_conversation_lose_neither(context: Browse
     assert {"From the first tab", "From the second tab"} <= texts
 
 
+def test_a_page_open_on_a_conversation_shows_another_page_s_turns(context: BrowserContext) -> None:
+    first, second = context.new_page(), context.new_page()
+    host_page(first)
+    widget(first).send("Shared start")
+    host_page(second)
+    open_history(second)
+    history_rows(second).get_by_role("button", name="Shared start").click()
+    widget(second).send("From the second tab")
+    expect(log(first)).to_contain_text("From the second tab")  # the first page follows it
+    widget(first).send("From the first tab")  # and continues it: one conversation
+    [stored] = stored_conversations(first)
+    assert [m["content"] for m in stored["messages"] if m["role"] == "user"] == [
+        "Shared start", "From the second tab", "From the first tab"]  # fmt: skip
+
+
 def test_the_history_page(page: Page) -> None:
     host_page(page)
     widget(page).send("First chat")
