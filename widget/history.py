@@ -72,7 +72,7 @@ class History:
         self.backed_up: Callable[[Entry], bool] = lambda entry: False
         #: what forgetting a conversation writes beside its removal, in the same batch: synced
         #: history's mark that it is to be deleted on the server too (`widget.sync`)
-        self.forget_marks: Callable[[str], list[Change]] = lambda conversation_id: []
+        self.forget_marks: Callable[[Entry], list[Change]] = lambda entry: []
 
     async def load(self) -> None:
         """Build the list from the meta keys (one trip); unreadable entries are skipped."""
@@ -243,8 +243,9 @@ class History:
 
     async def forget(self, conversation_id: str) -> None:
         # The mark last: the removals make room for it, so a full store never stops a forget.
-        await self.store.write([*self._removal(conversation_id),
-                                *self.forget_marks(conversation_id)])  # fmt: skip
+        entry = self._entries.get(conversation_id)
+        marks = self.forget_marks(entry) if entry is not None else []
+        await self.store.write([*self._removal(conversation_id), *marks])
         self._drop(conversation_id)
         self.watcher(conversation_id, True)
 

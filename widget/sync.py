@@ -33,7 +33,7 @@ from .ids import new_id
 from .key_value import Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .snapshots import Snapshot, from_dict, read_snapshot
-from .sync_state import Synced, SyncState, forget_mark
+from .sync_state import Synced, SyncState, forget_mark, forget_mark_text
 from .texts import Notice, notice
 
 OTHER_DEVICE = " (other device)"
@@ -102,16 +102,16 @@ class Syncer:
         self.alert = alert
         self._told_no_room = False  # said once while another device's version waits for room
         # From now on, forgetting a conversation here marks it, in the same batch, for a round.
-        history.forget_marks = lambda conversation_id: [(self.marks + conversation_id, "1")]
+        history.forget_marks = lambda entry: [(self.marks + entry.id, forget_mark_text(entry))]
 
     async def sync(self) -> None:
         """One round, repeated while another device wrote first (`MAX_ROUNDS`)."""
         kept = await self.store.read_all(self.keys)  # the state and the marks in one trip
         state = SyncState.from_json(kept.get(self.key))
         marks = [key for key in kept if key.startswith(self.marks)]
-        for forgotten in (key[len(self.marks) :] for key in marks):
-            if self.history.entry(forgotten) is None:  # (not kept again by a tab open on it)
-                state.forget(forgotten)
+        for key in marks:
+            if self.history.entry(key[len(self.marks) :]) is None:  # (not kept again)
+                state.forget(key[len(self.marks) :], kept[key])
         touched: set[str] = set()
         waiting = False
         try:
@@ -170,8 +170,8 @@ class Syncer:
         synced = state.items.get(conversation)
         if synced is not None and synced.rev == pulled.rev:
             return True  # our own write, heard back
-        if state.forgotten.get(conversation) == (pulled.item, pulled.rev):
-            return True  # ours too, forgotten here since: this round deletes it there
+        if state.forgotten_here(conversation, payload, (pulled.item, pulled.rev)):
+            return True  # this round deletes it there
         state.forgotten.pop(conversation, None)  # changed there after it was forgotten here
         local = self.history.entry(conversation)
         if local is not None and synced is None and await self._same(snapshot):

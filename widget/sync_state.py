@@ -4,8 +4,10 @@ change made here from one made on another device."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from .history import Entry
 from .protocol import storage_key
@@ -16,6 +18,11 @@ def forget_mark(prefix: str, conversation_id: str = "") -> str:
     it, until a round has it deleted on the server (without an id, what all marks start
     with): a page closed before that round forgets it everywhere all the same."""
     return storage_key("sync", prefix, "forgot:" + conversation_id)
+
+
+def forget_mark_text(entry: Entry) -> str:
+    """What the mark says of the version forgotten: its time, length and title."""
+    return json.dumps([entry.updated, entry.size, entry.title])
 
 
 @dataclass
@@ -33,17 +40,40 @@ class SyncState:
     items: dict[str, Synced] = field(default_factory=dict)
     #: conversations the person forgot here, to delete there: id -> (item, rev)
     forgotten: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: forgotten here but not in `items` (this device lost its note of the server): id -> the
+    #: `updated`, number of messages and title forgotten, for this round only
+    unsure: dict[str, tuple[int, int, str]] = field(default_factory=dict)
 
     def changed_here(self, entry: Entry) -> bool:
         """Never synced, or changed here since it was: this version exists nowhere else."""
         synced = self.items.get(entry.id)
         return synced is None or synced.local != entry.rev
 
-    def forget(self, conversation_id: str) -> None:
-        """The person forgot it here: the round deletes it there too (if it was synced)."""
+    def forget(self, conversation_id: str, mark: str) -> None:
+        """The person forgot it here (`mark`, its `forget_mark_text`): the round deletes it
+        there too."""
         synced = self.items.pop(conversation_id, None)
         if synced is not None:
             self.forgotten[conversation_id] = (synced.item, synced.rev)
+            return
+        with contextlib.suppress(ValueError, TypeError):
+            updated, size, title = json.loads(mark)
+            self.unsure[conversation_id] = (int(updated), int(size), str(title))
+
+    def forgotten_here(self, conversation_id: str, payload: dict[str, Any],
+                       item: tuple[str, int]) -> bool:  # fmt: skip
+        """Whether `payload` (`item`: its name and revision) is a version the person forgot
+        here: this device's own last write, heard back; or, when `items` did not know it (this
+        device lost its note of the server), the very version forgotten. It is deleted there
+        too; any other version comes back (an edit beats a deletion)."""
+        if self.forgotten.get(conversation_id) == item:
+            return True
+        there = payload.get("conversation") or {}
+        version = (there.get("updated"), len(there.get("messages") or ()), payload.get("title"))
+        if self.unsure.get(conversation_id) != version:
+            return False
+        self.forgotten[conversation_id] = item
+        return True
 
     def to_json(self) -> str:
         return json.dumps({

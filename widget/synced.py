@@ -104,7 +104,7 @@ class SyncedHistory:
         if self._history is not None:
             await self._history.store.write([(key, None) for key in await self._sync_keys()])
             self._history.backed_up = lambda entry: False  # no longer sent anywhere
-            self._history.forget_marks = lambda conversation_id: []
+            self._history.forget_marks = lambda entry: []
         self._set(OFF)
 
     async def sync_now(self) -> None:

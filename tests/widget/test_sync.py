@@ -354,6 +354,22 @@ def test_a_conversation_forgotten_soon_after_it_was_sent_stays_forgotten(
     assert server.items["i" + gone][1] is None
 
 
+def test_a_device_that_lost_what_it_knew_still_forgets_everywhere(server: FakeServer) -> None:
+    laptop, phone = Device(server), Device(server)
+    gone, edited = laptop.keep("Forget me"), laptop.keep("Edited on the phone")
+    laptop.sync()
+    phone.sync()
+    phone.keep("More", conversation_id=edited)  # after the laptop last read
+    phone.sync()
+    run(laptop.store.write([("chatkeep:sync:state", None)]))  # its note had found no room
+    run(laptop.history.forget(gone))
+    run(laptop.history.forget(edited))
+    laptop.sync()
+    phone.sync()
+    assert server.items["i" + gone][1] is None  # forgotten as it was: gone everywhere
+    assert laptop.titles() == phone.titles() == ["Edited on the phone 0"]  # an edit beats it
+
+
 def test_a_full_store_never_stops_a_forget(server: FakeServer) -> None:
     laptop = Device(server)
     gone = laptop.keep("Forget me to make room")
