@@ -40,9 +40,10 @@ class SyncState:
     items: dict[str, Synced] = field(default_factory=dict)
     #: conversations the person forgot here, to delete there: id -> (item, rev)
     forgotten: dict[str, tuple[str, int]] = field(default_factory=dict)
-    #: forgotten here but not in `items` (this device lost its note of the server): id -> the
-    #: `updated`, number of messages and title forgotten, for this round only
-    unsure: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    #: forgotten here, for this round only: id -> the version forgotten (its `updated`, number
+    #: of messages and title), to know it on the server when `items` cannot (this device lost
+    #: its note of the server, or of the round that sent that version)
+    versions: dict[str, tuple[int, int, str]] = field(default_factory=dict)
 
     def changed_here(self, entry: Entry) -> bool:
         """Never synced, or changed here since it was: this version exists nowhere else."""
@@ -55,22 +56,21 @@ class SyncState:
         synced = self.items.pop(conversation_id, None)
         if synced is not None:
             self.forgotten[conversation_id] = (synced.item, synced.rev)
-            return
         with contextlib.suppress(ValueError, TypeError):
             updated, size, title = json.loads(mark)
-            self.unsure[conversation_id] = (int(updated), int(size), str(title))
+            self.versions[conversation_id] = (int(updated), int(size), str(title))
 
     def forgotten_here(self, conversation_id: str, payload: dict[str, Any],
                        item: tuple[str, int]) -> bool:  # fmt: skip
         """Whether `payload` (`item`: its name and revision) is a version the person forgot
-        here: this device's own last write, heard back; or, when `items` did not know it (this
-        device lost its note of the server), the very version forgotten. It is deleted there
-        too; any other version comes back (an edit beats a deletion)."""
+        here: this device's own last write, heard back, or the very version forgotten (its
+        write unknown to `items`: this device lost its note of the round that sent it). It is
+        deleted there too; any other version comes back (an edit beats a deletion)."""
         if self.forgotten.get(conversation_id) == item:
             return True
         there = payload.get("conversation") or {}
         version = (there.get("updated"), len(there.get("messages") or ()), payload.get("title"))
-        if self.unsure.get(conversation_id) != version:
+        if self.versions.get(conversation_id) != version:
             return False
         self.forgotten[conversation_id] = item
         return True

@@ -370,6 +370,25 @@ def test_a_device_that_lost_what_it_knew_still_forgets_everywhere(server: FakeSe
     assert laptop.titles() == phone.titles() == ["Edited on the phone 0"]  # an edit beats it
 
 
+def test_a_forget_after_a_round_whose_note_was_lost_is_forgotten_everywhere(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep("Forget me")
+    laptop.sync()
+    phone.sync()
+    note = laptop.store.data["chatkeep:sync:state"]
+    laptop.keep("More", conversation_id=kept)
+    laptop.sync()  # sends the longer version, but the page closes before its note is written
+    laptop.store.data["chatkeep:sync:state"] = note
+    laptop.reopen()
+    run(laptop.history.forget(kept))
+    laptop.sync()  # hears the longer version back: its own write, the one forgotten
+    phone.sync()
+    assert server.items["i" + kept][1] is None
+    assert laptop.titles() == phone.titles() == []
+
+
 def test_a_full_store_never_stops_a_forget(server: FakeServer) -> None:
     laptop = Device(server)
     gone = laptop.keep("Forget me to make room")
