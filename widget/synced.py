@@ -100,12 +100,13 @@ class SyncedHistory:
     async def stop_sync(self) -> None:
         """This device leaves: its history stays, nothing more travels (what it knew of the
         server goes, and so do the marks of forgets not yet sent)."""
-        self._syncer = None
-        if self._history is not None:
-            await self._history.store.write([(key, None) for key in await self._sync_keys()])
-            self._history.backed_up = lambda entry: False  # no longer sent anywhere
-            self._history.forget_marks = lambda entry: []
-        self._set(OFF)
+        self._syncer = None  # no round starts from now on
+        async with self._round:  # and one running ends first: nothing it writes outlives this
+            if self._history is not None:
+                await self._history.store.write([(k, None) for k in await self._sync_keys()])
+                self._history.backed_up = lambda entry: False  # no longer sent anywhere
+                self._history.forget_marks = lambda entry: []
+            self._set(OFF)
 
     async def sync_now(self) -> None:
         """A round now (the page's cues: opened, focused, every 30 s, back online)."""
@@ -130,7 +131,7 @@ class SyncedHistory:
                 self._applying = False
                 if self.locks is not None:
                     self.locks.release(lock)
-        self._set(SYNCED)
+            self._set(SYNCED)
 
     # -- inside ---------------------------------------------------------------------------------
 
