@@ -178,13 +178,19 @@ def test_two_pages_chatting_at_once_both_keep_all_turns(context: BrowserContext)
     expect(history_rows(first)).to_have_count(2)  # the other tab's conversation arrived
 
 
-def test_two_pages_continuing_the_same_conversation_lose_neither(context: BrowserContext) -> None:
+def two_pages_on_one_conversation(context: BrowserContext) -> tuple[Page, Page]:
+    """A first page asks a question; a second page opens that conversation from the history."""
     first, second = context.new_page(), context.new_page()
     host_page(first)
     widget(first).send("Shared start")
     host_page(second)
     open_history(second)
     history_rows(second).get_by_role("button", name="Shared start").click()
+    return first, second
+
+
+def test_two_pages_continuing_the_same_conversation_lose_neither(context: BrowserContext) -> None:
+    first, second = two_pages_on_one_conversation(context)
     widget(first).send("From the first tab")
     widget(second).send("From the second tab")
     texts = {m["content"] for c in stored_conversations(first) for m in c["messages"]}
@@ -192,12 +198,7 @@ def test_two_pages_continuing_the_same_conversation_lose_neither(context: Browse
 
 
 def test_a_page_open_on_a_conversation_shows_another_page_s_turns(context: BrowserContext) -> None:
-    first, second = context.new_page(), context.new_page()
-    host_page(first)
-    widget(first).send("Shared start")
-    host_page(second)
-    open_history(second)
-    history_rows(second).get_by_role("button", name="Shared start").click()
+    first, second = two_pages_on_one_conversation(context)
     widget(second).send("From the second tab")
     expect(log(first)).to_contain_text("From the second tab")  # the first page follows it
     widget(first).send("From the first tab")  # and continues it: one conversation
