@@ -17,7 +17,7 @@ version) are skipped and never written over or removed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any, Protocol
 
 from .config import DEFAULT_MAX_CONVERSATIONS, DEFAULT_PREFIX
@@ -28,7 +28,7 @@ from .key_value import Change, Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .snapshots import Snapshot, dumps, read_snapshot
 
-__all__ = ["Entry", "History", "Kept", "newest_first", "parse_meta"]
+__all__ = ["Entry", "History", "Kept", "newest_first", "no_marks", "parse_meta"]
 
 
 class Kept(Protocol):
@@ -47,6 +47,11 @@ class Kept(Protocol):
     async def pin(self, conversation_id: str, pinned: bool) -> None: ...
     async def changed(self, key: str) -> bool: ...
     async def accept(self, conversation_id: str) -> None: ...
+
+
+async def no_marks(entry: Entry) -> list[Change]:
+    """Forgetting writes nothing beside the removal (no synced history)."""
+    return []
 
 
 class History:
@@ -72,7 +77,7 @@ class History:
         self.backed_up: Callable[[Entry], bool] = lambda entry: False
         #: what forgetting a conversation writes beside its removal, in the same batch: synced
         #: history's mark that it is to be deleted on the server too (`widget.sync`)
-        self.forget_marks: Callable[[Entry], list[Change]] = lambda entry: []
+        self.forget_marks: Callable[[Entry], Awaitable[list[Change]]] = no_marks
 
     async def load(self) -> None:
         """Build the list from the meta keys (one trip); unreadable entries are skipped."""
@@ -244,7 +249,7 @@ class History:
     async def forget(self, conversation_id: str) -> None:
         # The mark last: the removals make room for it, so a full store never stops a forget.
         entry = self._entries.get(conversation_id)
-        marks = self.forget_marks(entry) if entry is not None else []
+        marks = await self.forget_marks(entry) if entry is not None else []
         await self.store.write([*self._removal(conversation_id), *marks])
         self._drop(conversation_id)
         self.watcher(conversation_id, True)

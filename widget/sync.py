@@ -22,7 +22,6 @@ What this device knows of the server (`widget.sync_state`) is kept beside the hi
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
@@ -30,10 +29,11 @@ from typing import Any, Protocol
 
 from .history import Entry, History
 from .ids import new_id
-from .key_value import Conflict, KeyValue, StorageFull
+from .key_value import Change, Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .snapshots import Snapshot, from_dict, read_snapshot
 from .sync_state import Synced, SyncState, forget_mark, forget_mark_text
+from .sync_versions import continued_here, cut_short
 from .texts import Notice, notice
 
 OTHER_DEVICE = " (other device)"
@@ -102,7 +102,11 @@ class Syncer:
         self.alert = alert
         self._told_no_room = False  # said once while another device's version waits for room
         # From now on, forgetting a conversation here marks it, in the same batch, for a round.
-        history.forget_marks = lambda entry: [(self.marks + entry.id, forget_mark_text(entry))]
+        history.forget_marks = self._forget_marks
+
+    async def _forget_marks(self, entry: Entry) -> list[Change]:
+        stored = await self.history.peek(entry.id)
+        return [(self.marks + entry.id, forget_mark_text(entry, stored))]
 
     async def sync(self) -> None:
         """One round, repeated while another device wrote first (`MAX_ROUNDS`)."""
@@ -174,15 +178,15 @@ class Syncer:
             return True  # this round deletes it there
         state.forgotten.pop(conversation, None)  # changed there after it was forgotten here
         local = self.history.entry(conversation)
-        if local is not None and synced is None and await self._same(snapshot):
-            # Kept here already (this device's state was lost, or sync was stopped and
-            # started again): nothing to merge, but a name or pin given here is sent.
-            there = tuple(payload.get(key) for key in ("title", "named", "pinned"))
-            same = there == (local.title, local.named, local.pinned)
-            state.items[conversation] = Synced(pulled.item, pulled.rev, local.rev if same else "")
+        ours = None  # kept or continued here already (this device's own write, its answer or
+        # note lost, or sync stopped and started again): nothing to merge, no copy to make
+        if local is not None and (synced is None or state.changed_here(local)):
+            ours = await continued_here(self.history, local, snapshot, payload)
+        if ours is not None:
+            state.items[conversation] = Synced(pulled.item, pulled.rev, ours)
             return True
         unchanged_here = local is None or not state.changed_here(local)
-        if unchanged_here and local is not None and await self._cut_short(local):
+        if unchanged_here and local is not None and await cut_short(self.history, local):
             unchanged_here = False  # its newest turns exist only here
         if unchanged_here:
             if (rev := await self._keep(snapshot, payload, state, over_listed=True)) is not None:
@@ -200,28 +204,14 @@ class Syncer:
         state.items[conversation] = Synced(pulled.item, pulled.rev, synced.local if synced else "")
         return True
 
-    async def _cut_short(self, entry: Entry) -> bool:
-        """The transcript is not what its meta lists: a batch of writes cut short (the page
-        closed between them). Kept again whole, so it counts, and is sent, as changed here."""
-        stored = await self.history.peek(entry.id)
-        if stored is None or entry.size < 0:
-            return False
-        if (len(stored.get("messages", ())), stored.get("updated")) == (entry.size, entry.updated):
-            return False
-        with contextlib.suppress(StorageFull, Conflict, ValueError):
-            await self.history.keep(from_dict(stored), named=entry.named, over_listed=True)
-        return True
-
-    async def _same(self, snapshot: Snapshot) -> bool:
-        here = await self.history.peek(snapshot.id)
-        return here is not None and list(here.get("messages", ())) == list(snapshot.messages)
-
     async def _take_deletion(self, state: SyncState, pulled: Pulled, touched: set[str]) -> None:
         found = [c for c, s in state.items.items() if s.item == pulled.item]
         for conversation in found:
             synced = state.items[conversation]
             local = self.history.entry(conversation)
-            if local is not None and (local.rev != synced.local or await self._cut_short(local)):
+            if local is not None and (
+                local.rev != synced.local or await cut_short(self.history, local)
+            ):
                 synced.rev = pulled.rev  # changed here since: kept, and sent again over it
                 continue
             del state.items[conversation]

@@ -5,7 +5,9 @@ change made here from one made on another device."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,9 +22,22 @@ def forget_mark(prefix: str, conversation_id: str = "") -> str:
     return storage_key("sync", prefix, "forgot:" + conversation_id)
 
 
-def forget_mark_text(entry: Entry) -> str:
-    """What the mark says of the version forgotten: its time, length and title."""
-    return json.dumps([entry.updated, entry.size, entry.title])
+def forget_mark_text(entry: Entry, stored: dict[str, Any] | None) -> str:
+    """What the mark says of the version forgotten: its time, length and title, and a digest
+    of each of its beginnings (`beginnings`)."""
+    messages = (stored or {}).get("messages") or ()
+    return json.dumps([entry.updated, entry.size, entry.title, beginnings(messages)])
+
+
+def beginnings(messages: Sequence[Any]) -> list[str]:
+    """A short digest of the first message, the first two, ..., all of them: a version whose
+    digest is among a forgotten version's is one that version continues (this device wrote
+    it before the turns that followed, and lost its note of that round)."""
+    digest, found = hashlib.sha256(), []
+    for message in messages:
+        digest.update(json.dumps(message, sort_keys=True, ensure_ascii=False).encode() + b"\0")
+        found.append(digest.copy().hexdigest()[:12])
+    return found
 
 
 @dataclass
@@ -43,7 +58,7 @@ class SyncState:
     #: forgotten here, for this round only: id -> the version forgotten (its `updated`, number
     #: of messages and title), to know it on the server when `items` cannot (this device lost
     #: its note of the server, or of the round that sent that version)
-    versions: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    versions: dict[str, tuple[int, int, str, list[str]]] = field(default_factory=dict)
 
     def changed_here(self, entry: Entry) -> bool:
         """Never synced, or changed here since it was: this version exists nowhere else."""
@@ -57,20 +72,29 @@ class SyncState:
         if synced is not None:
             self.forgotten[conversation_id] = (synced.item, synced.rev)
         with contextlib.suppress(ValueError, TypeError):
-            updated, size, title = json.loads(mark)
-            self.versions[conversation_id] = (int(updated), int(size), str(title))
+            updated, size, title, *more = json.loads(mark)  # (marks of 1.x: no digests)
+            digests = [str(d) for d in more[0]] if more and isinstance(more[0], list) else []
+            self.versions[conversation_id] = (int(updated), int(size), str(title), digests)
 
     def forgotten_here(self, conversation_id: str, payload: dict[str, Any],
                        item: tuple[str, int]) -> bool:  # fmt: skip
         """Whether `payload` (`item`: its name and revision) is a version the person forgot
-        here: this device's own last write, heard back, or the very version forgotten (its
-        write unknown to `items`: this device lost its note of the round that sent it). It is
-        deleted there too; any other version comes back (an edit beats a deletion)."""
+        here: this device's own last write, heard back, the very version forgotten or one it
+        continues, not named otherwise (its write unknown to `items`: this device lost its
+        note of the round that sent it). It is deleted there too; any other version comes
+        back (an edit, or a name given, elsewhere beats a deletion)."""
         if self.forgotten.get(conversation_id) == item:
             return True
+        if (forgot := self.versions.get(conversation_id)) is None:
+            return False
         there = payload.get("conversation") or {}
-        version = (there.get("updated"), len(there.get("messages") or ()), payload.get("title"))
-        if self.versions.get(conversation_id) != version:
+        messages, title = there.get("messages") or (), payload.get("title")
+        same = (there.get("updated"), len(messages), title) == forgot[:3]
+        digests = forgot[3]
+        continued = 0 < len(messages) <= len(digests) and (
+            beginnings(messages)[-1] == digests[len(messages) - 1]
+            and (title == forgot[2] or payload.get("named") is not True))  # fmt: skip
+        if not (same or continued):
             return False
         self.forgotten[conversation_id] = item
         return True

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .claims import Locks
 from .conversations import Conversations
 from .errors import WidgetError
-from .history import History
+from .history import History, no_marks
 from .key_value import KeyValue
 from .protocol import storage_key
 from .snapshots import from_dict
@@ -105,7 +105,7 @@ class SyncedHistory:
             if self._history is not None:
                 await self._history.store.write([(k, None) for k in await self._sync_keys()])
                 self._history.backed_up = lambda entry: False  # no longer sent anywhere
-                self._history.forget_marks = lambda entry: []
+                self._history.forget_marks = no_marks
             self._set(OFF)
 
     async def sync_now(self) -> None:

@@ -15,7 +15,7 @@ from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.protocol import storage_key
 from widget.snapshots import from_dict
-from widget.sync import OTHER_DEVICE
+from widget.sync import OTHER_DEVICE, Pushed
 from widget.sync_codes import new_code
 from widget.sync_state import SyncState
 from widget.synced import SyncedHistory
@@ -317,6 +317,100 @@ def test_two_tabs_syncing_at_once_take_another_device_s_change_once(server: Fake
     assert stored is not None and len(stored["messages"]) == 4
 
 
+class AnswerLost(Device):
+    """A device whose next write reaches the server but whose answer never comes back (the
+    connection dropped on the way: a train, a lift, a phone put to sleep)."""
+
+    lose_next = False
+
+    async def push(
+        self, conversation_id: str, expect: int | None, payload: dict[str, Any]
+    ) -> Pushed:
+        pushed = await super().push(conversation_id, expect, payload)
+        if self.lose_next:
+            self.lose_next = False
+            raise OSError("connection reset")
+        return pushed
+
+
+def sent_but_answer_lost(server: FakeServer) -> tuple[AnswerLost, Device, str]:
+    """The laptop continues a conversation both devices hold; its write reaches the server,
+    the answer does not."""
+    laptop, phone = AnswerLost(server), Device(server)
+    kept = laptop.keep("Plans")
+    laptop.sync()
+    phone.sync()
+    laptop.keep("More", conversation_id=kept)
+    laptop.lose_next = True
+    with pytest.raises(OSError):
+        laptop.sync()
+    return laptop, phone, kept
+
+
+def messages_on(device: Device, conversation_id: str) -> list[str]:
+    stored = run(device.history.read(conversation_id))
+    return [m["content"] for m in stored["messages"]] if stored else []
+
+
+def test_a_write_whose_answer_was_lost_is_not_taken_for_another_device_s(
+    server: FakeServer,
+) -> None:
+    laptop, phone, kept = sent_but_answer_lost(server)
+    laptop.sync()  # hears its own write back: nothing to merge
+    phone.sync()
+    assert laptop.titles() == phone.titles() == ["Plans 0"]  # no copy "(other device)"
+    assert messages_on(phone, kept) == messages_on(laptop, kept)
+    assert len(messages_on(phone, kept)) == 4
+    written = server.rev
+    laptop.sync()
+    assert server.rev == written  # settled: nothing more to send
+
+
+def test_turns_added_after_a_lost_answer_continue_the_version_sent(server: FakeServer) -> None:
+    laptop, phone, kept = sent_but_answer_lost(server)
+    laptop.keep("Later", conversation_id=kept)  # before the next round
+    laptop.sync()
+    phone.sync()
+    assert laptop.titles() == phone.titles() == ["Plans 0"]
+    assert messages_on(phone, kept)[-2:] == ["Later 0", "about Later"]
+
+
+def test_a_round_whose_note_was_lost_makes_no_copy_of_its_own_write(server: FakeServer) -> None:
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep("Plans")
+    laptop.sync()
+    phone.sync()
+    note = laptop.store.data["chatkeep:sync:state"]
+    laptop.keep("More", conversation_id=kept)
+    laptop.sync()  # sends the longer version; the page closes before its note is written
+    laptop.store.data["chatkeep:sync:state"] = note
+    laptop.reopen()
+    laptop.sync()
+    phone.sync()
+    assert laptop.titles() == phone.titles() == ["Plans 0"]
+    assert len(messages_on(phone, kept)) == 4
+
+
+def test_a_name_and_a_pin_given_elsewhere_are_kept_with_a_turn_added_here(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep("Plans")
+    laptop.sync()
+    phone.sync()
+    phone.rename(kept, "Summer trip")
+    run(phone.history.pin(kept, True))
+    phone.sync()
+    laptop.keep("More", conversation_id=kept)
+    laptop.sync()
+    phone.sync()
+    for device in (laptop, phone):
+        assert device.titles() == ["Summer trip"], device  # one conversation, no copy
+        entry = device.history.entry(kept)
+        assert entry is not None and entry.pinned and entry.named
+        assert messages_on(device, kept)[-2:] == ["More 0", "about More"]
+
+
 def test_a_device_offline_keeps_its_changes_and_sends_them_when_back(server: FakeServer) -> None:
     laptop, phone = Device(server), Device(server)
     server.down = True
@@ -387,6 +481,37 @@ def test_a_forget_after_a_round_whose_note_was_lost_is_forgotten_everywhere(
     phone.sync()
     assert server.items["i" + kept][1] is None
     assert laptop.titles() == phone.titles() == []
+
+
+def test_a_forget_of_turns_added_after_a_lost_note_is_forgotten_everywhere(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep("Forget me")
+    laptop.sync()  # sends it; the page closes before the round's note is written
+    del laptop.store.data["chatkeep:sync:state"]
+    laptop.reopen()
+    laptop.keep("More", conversation_id=kept)  # a turn, then forgotten before the next round
+    run(laptop.history.forget(kept))
+    laptop.sync()  # hears back its own write, which the version forgotten continues
+    phone.sync()
+    assert server.items["i" + kept][1] is None
+    assert laptop.titles() == phone.titles() == []
+
+
+def test_a_version_named_elsewhere_comes_back_after_a_forget_here(server: FakeServer) -> None:
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep("Forget me")
+    laptop.sync()
+    phone.sync()
+    phone.rename(kept, "Keep this one")  # the phone names it; the laptop has not heard
+    phone.sync()
+    run(laptop.store.write([("chatkeep:sync:state", None)]))  # and lost its note
+    laptop.keep("More", conversation_id=kept)
+    run(laptop.history.forget(kept))
+    laptop.sync()
+    phone.sync()
+    assert laptop.titles() == phone.titles() == ["Keep this one"]
 
 
 def test_a_full_store_never_stops_a_forget(server: FakeServer) -> None:

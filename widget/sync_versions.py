@@ -1,0 +1,59 @@
+"""How a version pulled from the server stands to the one kept here, for a round to know
+when there is nothing to merge: this device's own write heard back, a version this device's
+continues, or a batch of writes cut short here (`widget.sync`)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from typing import Any
+
+from .errors import WidgetError
+from .history import Entry, History
+from .key_value import Conflict, StorageFull
+from .snapshots import Snapshot, from_dict
+
+
+async def cut_short(history: History, entry: Entry) -> bool:
+    """The transcript is not what its meta lists: a batch of writes cut short (the page
+    closed between them). Kept again whole, so it counts, and is sent, as changed here."""
+    stored = await history.peek(entry.id)
+    if stored is None or entry.size < 0:
+        return False
+    if (len(stored.get("messages", ())), stored.get("updated")) == (entry.size, entry.updated):
+        return False
+    with contextlib.suppress(StorageFull, Conflict, ValueError):
+        await history.keep(from_dict(stored), named=entry.named, over_listed=True)
+    return True
+
+
+async def continued_here(
+    history: History, entry: Entry, there: Snapshot, payload: dict[str, Any]
+) -> str | None:
+    """Whether the version `there` is one the conversation kept here continues: every
+    message of it is here, in order, at the start. It is then this device's own write heard
+    back (the answer to the write, or this device's note of it, was lost on the way), or an
+    older version written again elsewhere for a new name or pin: nothing to merge, and no
+    copy to make. None when not; else the local rev this device now holds as synced, or ""
+    when its own version is still to be sent over that one.
+
+    A name or a pin given there, and none here, is taken: a rename or a pin elsewhere is not
+    lost to a turn added here."""
+    stored = await history.peek(entry.id)
+    if stored is None:
+        return None
+    theirs, ours = list(there.messages), list(stored.get("messages", ()))
+    if ours[: len(theirs)] != theirs:
+        return None
+    title = payload.get("title")
+    if payload.get("named") is True and not entry.named and isinstance(title, str) and title:
+        with contextlib.suppress(StorageFull, Conflict, ValueError):
+            renamed = dataclasses.replace(from_dict(stored), title=title)
+            entry = await history.keep(renamed, named=True, over_listed=True)
+    if payload.get("pinned") is True and not entry.pinned:
+        with contextlib.suppress(StorageFull, Conflict, WidgetError):
+            await history.pin(entry.id, True)
+            entry = history.entry(entry.id) or entry
+    same = (title, payload.get("named"), payload.get("pinned")) == (
+        entry.title, entry.named, entry.pinned)  # fmt: skip
+    return entry.rev if same and len(ours) == len(theirs) else ""
