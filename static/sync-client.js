@@ -6,6 +6,9 @@
 
 const SALT = new TextEncoder().encode("chatkeep sync v1");
 const IV_BYTES = 12;
+/** A request with no answer by then counts as none: the round ends "offline", so it never
+ * hangs, nor does "Stop syncing" waiting for it; its changes go with a later round. */
+const REQUEST_MS = 30_000;
 
 /** @param {string} text */
 const utf8 = (text) => new TextEncoder().encode(text);
@@ -30,6 +33,11 @@ function fromBase64url(text) {
  */
 const failure = (message, code, params) => Object.assign(new Error(message), { code, params });
 
+/** No answer: no connection, or none in time (`signal` aborted). @param {AbortSignal | null} signal */
+const offline = (signal) => signal?.aborted
+  ? failure("The sync server did not answer in time: changes sync later.", "sync_offline")
+  : failure("The chat server cannot be reached: changes sync later.", "sync_offline");
+
 export class SyncClient {
   /** @type {CryptoKey | null} */ #key = null;
   /** @type {CryptoKey | null} */ #names = null;
@@ -39,11 +47,13 @@ export class SyncClient {
    * @param {() => string} endpoint  the API's base URL (`…/api`)
    * @param {() => Record<string, string>} credentials  the client token's header, if any
    * @param {() => import("./codec.js").Compression} compression
+   * @param {number} [requestMs]  how long a request may wait for its answer
    */
-  constructor(endpoint, credentials, compression) {
+  constructor(endpoint, credentials, compression, requestMs = REQUEST_MS) {
     this.endpoint = endpoint;
     this.credentials = credentials;
     this.compression = compression;
+    this.requestMs = requestMs;
   }
 
   /** @param {string} secret */
@@ -57,7 +67,7 @@ export class SyncClient {
 
   /** What changed since revision `since`: each item decrypted, or marked unreadable. @param {number} since */
   async pull(since) {
-    const page = await (await this.#fetch(`?since=${since}`)).json();
+    const page = await this.#json(await this.#fetch(`?since=${since}`));
     const items = await Promise.all(page.items.map(async (/** @type {any} */ item) => {
       const found = { item: item.id, rev: item.rev, payload: null, readable: true };
       if (item.data === null) return found; // a tombstone
@@ -85,7 +95,7 @@ export class SyncClient {
   async #write(item, method, expect, body) {
     const headers = expect === null ? { "if-none-match": "*" } : { "if-match": String(expect) };
     const response = await this.#fetch(`/${item}`, { method, headers, body });
-    const answer = await response.json();
+    const answer = await this.#json(response);
     if (response.status === 412) return { item, rev: answer.rev ?? null, written: false };
     return { item, rev: answer.rev, written: true };
   }
@@ -93,21 +103,33 @@ export class SyncClient {
   /** @param {string} path @param {{method?: string, headers?: Record<string, string>, body?: BodyInit | null}} [init] */
   async #fetch(path, init = {}) {
     if (!this.#space) throw failure("Sync is not connected.", "sync_off");
+    const signal = AbortSignal.timeout(this.requestMs);  // (it also bounds reading the body)
     let response;
     try {
       response = await fetch(`${this.endpoint()}/sync/${this.#space}${path}`, {
         method: init.method ?? "GET",
         headers: { ...this.credentials(), ...init.headers },
         body: init.body ?? undefined,
+        signal,
       });
     } catch {
-      throw failure("The chat server cannot be reached: changes sync later.", "sync_offline");
+      throw offline(signal);
     }
     if (!response.ok && response.status !== 412) {
       const error = (await response.json().catch(() => null))?.error;
       throw failure(error?.message ?? `Sync failed (${response.status}).`, error?.code ?? "sync_failed", error?.params);
     }
     return response;
+  }
+
+  /** The answer's JSON, read within the request's time. @param {Response} response */
+  async #json(response) {
+    try {
+      return await response.json();
+    } catch (error) {
+      if (error instanceof SyntaxError) throw error;
+      throw offline(null);
+    }
   }
 
   /** @param {string} conversation */

@@ -22,6 +22,7 @@ What this device knows of the server (`widget.sync_state`) is kept beside the hi
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
@@ -124,8 +125,11 @@ class Syncer:
                 if await self._push(state):
                     break
         finally:
-            # The marks taken into the state go in the same batch.
-            await self.store.write([(self.key, state.to_json()), *((k, None) for k in marks)])
+            # The marks taken into the state go in the same batch. With no room for it, the
+            # next round reads again what this one took (and knows it: `continued_here`);
+            # the page is told what changed all the same.
+            with contextlib.suppress(StorageFull):
+                await self.store.write([(self.key, state.to_json()), *((k, None) for k in marks)])
             known = SyncState(state.cursor, dict(state.items))
             self.history.backed_up = lambda entry: not known.changed_here(entry)
             if touched:

@@ -98,10 +98,13 @@ class SyncedHistory:
         await self.sync_now()
 
     async def stop_sync(self) -> None:
-        """This device leaves: its history stays, nothing more travels (what it knew of the
-        server goes, and so do the marks of forgets not yet sent)."""
-        self._syncer = None  # no round starts from now on
-        async with self._round:  # and one running ends first: nothing it writes outlives this
+        """This device leaves: its history stays, nothing more travels. A last round first
+        sends what waits here (a forget above all), if the server answers; then what this
+        device knew of the server goes, with the marks of forgets it could not send."""
+        syncer, self._syncer = self._syncer, None  # no other round starts from now on
+        async with self._round:  # one running ends first: nothing it writes outlives this
+            if syncer is not None:
+                await self._one_round(syncer)
             if self._history is not None:
                 await self._history.store.write([(k, None) for k in await self._sync_keys()])
                 self._history.backed_up = lambda entry: False  # no longer sent anywhere
@@ -113,27 +116,31 @@ class SyncedHistory:
         if self._syncer is None:
             return
         async with self._round:
-            lock = "sync:" + (self._history.prefix if self._history else "")
-            if self.locks is not None and not await self.locks.claim(lock):
-                return self._round_soon()  # another tab's round runs: this one follows
-            self._set(SYNCING)
-            self._applying = True
-            try:
-                await self._syncer.sync()
-            except WidgetError as exc:
-                if exc.code in REFUSALS:
-                    self.conversations.listener.alert(exc.notice())
-                    return self._set(ERROR)
-                return self._set(OFFLINE)
-            except Exception:
-                return self._set(OFFLINE)  # no answer at all: the changes wait here
-            finally:
-                self._applying = False
-                if self.locks is not None:
-                    self.locks.release(lock)
-            self._set(SYNCED)
+            if self._syncer is not None:  # (not stopped while this one waited)
+                await self._one_round(self._syncer)
 
     # -- inside ---------------------------------------------------------------------------------
+
+    async def _one_round(self, syncer: Syncer) -> None:
+        lock = "sync:" + (self._history.prefix if self._history else "")
+        if self.locks is not None and not await self.locks.claim(lock):
+            return self._round_soon()  # another tab's round runs: this one follows
+        self._set(SYNCING)
+        self._applying = True
+        try:
+            await syncer.sync()
+        except WidgetError as exc:
+            if exc.code in REFUSALS:
+                self.conversations.listener.alert(exc.notice())
+                return self._set(ERROR)
+            return self._set(OFFLINE)
+        except Exception:
+            return self._set(OFFLINE)  # no answer at all: the changes wait here
+        finally:
+            self._applying = False
+            if self.locks is not None:
+                self.locks.release(lock)
+        self._set(SYNCED)
 
     async def _connect(self, secret: str) -> None:
         assert self._history is not None and self._store is not None

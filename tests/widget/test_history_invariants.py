@@ -320,8 +320,7 @@ class World:
                     self.written[live] = stored["messages"]
                     self.told = True  # this tab's turns are owed again once it keeps them
             elif action == "sync_again":  # "Stop syncing", then the same code typed again
-                run(self.synced.stop_sync())
-                self.gone.clear()  # forgets not yet sent stay here only (docs/history.md)
+                run(self.synced.stop_sync())  # a last round sends forgets not yet sent
                 before = self.texts_here()
                 run(self.synced.start_sync(self.code))
                 lost = before - self.texts_here() - self.texts_on_server() - self.forgotten
@@ -562,6 +561,11 @@ class World:
 # the conversation came back, that version heard back taken for another device's.
 @example(plan=[("send", 1), ("send_while_syncing", 0), ("crash_next", 0), ("sync", None),
                ("forget_other", 0), ("other_tab_syncs", None)])  # fmt: skip
+# Found by this test: another device's version of the open conversation taken by a round
+# whose note found no room; the round failed before telling the page, which kept showing
+# its own version.
+@example(plan=[("send", 1), ("sync", None), ("import", 1), ("far_retry", 0), ("full_next", None),
+               ("sync", None)])  # fmt: skip
 # The test's own: a full store armed before a crash stayed armed after the restart, and
 # a turn answered then gave up the oldest conversation for room, as a full store may.
 @example(plan=[("send", 1), ("full_next", None), ("send_while_syncing", 0), ("far_forget", 0),

@@ -12,7 +12,7 @@ from sync_fakes import Device, FakeRemote, FakeServer
 from widget import Session
 from widget.conversations import Conversations
 from widget.history import History
-from widget.key_value import MemoryKeyValue
+from widget.key_value import MemoryKeyValue, StorageFull
 from widget.protocol import storage_key
 from widget.snapshots import from_dict
 from widget.sync import OTHER_DEVICE, Pushed
@@ -227,6 +227,42 @@ def test_after_stopping_sync_room_is_made_oldest_first_again(server: FakeServer)
     assert history.backed_up(entry)  # on the server as it is here: given up first
     run(synced.stop_sync())
     assert not history.backed_up(entry)  # sent nowhere now
+
+
+def synced_tab(server: FakeServer) -> tuple[Conversations, SyncedHistory, list[str]]:
+    """A page with synced history on `server`; the states it showed."""
+    tab = Conversations(Session(), History(MemoryKeyValue()), ScriptedTransport(),
+                        listener=Heard())  # fmt: skip
+    run(tab.keeper.start())
+    shown: list[str] = []
+    synced = SyncedHistory(tab, FakeRemote(server), offered=True,
+                           emit=lambda kind, data: shown.append(data["state"]))  # fmt: skip
+    return tab, synced, shown
+
+
+def test_stop_syncing_first_sends_a_forget_not_yet_sent(server: FakeServer) -> None:
+    phone = Device(server)
+    kept = phone.keep("Forget me everywhere")
+    phone.sync()
+    tab, synced, shown = synced_tab(server)
+    run(synced.start_sync())
+    run(tab.forget(kept))  # its round would run 1.5 s later: "Stop syncing" comes first
+    run(synced.stop_sync())
+    phone.sync()
+    assert server.items["i" + kept][1] is None and phone.titles() == []
+    assert shown[-1] == "off" and synced.state == "off"
+    assert not [k for k in tab.keeper.history.store.data if ":sync:" in k]  # type: ignore[attr-defined]
+
+
+def test_stop_syncing_offline_still_stops_and_keeps_the_history(server: FakeServer) -> None:
+    tab, synced, shown = synced_tab(server)
+    run(synced.start_sync())
+    run(tab.send("Kept here"))
+    server.down = True
+    run(synced.stop_sync())
+    assert shown[-3:] == ["syncing", "offline", "off"]  # the last round tried, then it stopped
+    assert synced.state == "off" and [e["title"] for e in listing(tab)]
+    assert not [k for k in tab.keeper.history.store.data if ":sync:" in k]  # type: ignore[attr-defined]
 
 
 class Spaces(FakeRemote):
@@ -512,6 +548,31 @@ def test_a_version_named_elsewhere_comes_back_after_a_forget_here(server: FakeSe
     laptop.sync()
     phone.sync()
     assert laptop.titles() == phone.titles() == ["Keep this one"]
+
+
+def test_a_round_whose_note_finds_no_room_still_shows_what_it_took(server: FakeServer) -> None:
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep("Plans")
+    laptop.sync()
+    phone.sync()
+    phone.keep("More", conversation_id=kept)
+    phone.sync()
+    write = laptop.store.write
+
+    async def no_room_for_the_note(changes: Any, expect: Any = None) -> None:
+        if any(key == "chatkeep:sync:state" for key, _ in changes):
+            raise StorageFull.said("storage_full")
+        await write(changes, expect)
+
+    laptop.store.write = no_room_for_the_note  # type: ignore[method-assign]
+    laptop.touched.clear()
+    laptop.sync()  # takes the phone's turn; its note finds no room
+    assert laptop.touched == {kept}  # the page shows the turn taken
+    assert len(messages_on(laptop, kept)) == 4
+    laptop.store.write = write  # type: ignore[method-assign]
+    written = server.rev
+    laptop.sync()  # reads it again: its own version now, nothing to merge or send
+    assert laptop.titles() == ["Plans 0"] and server.rev == written
 
 
 def test_a_full_store_never_stops_a_forget(server: FakeServer) -> None:

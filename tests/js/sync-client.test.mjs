@@ -1,0 +1,58 @@
+// Synced history's requests (static/sync-client.js) against a server that never answers:
+// node --test tests/js. A round must end ("offline") rather than hang, since "Stop syncing"
+// waits for the round running and no other round starts meanwhile.
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { after, before, test } from "node:test";
+
+import { SyncClient } from "../../static/sync-client.js";
+
+let server;
+let base = "";
+before(async () => {
+  server = createServer((request, response) => {
+    if (request.url.includes("headers-then-nothing")) {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.write('{"items": [');  // and never the rest
+    }
+    // Otherwise nothing at all: the request waits for an answer that never comes.
+  });
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  base = `http://127.0.0.1:${server.address().port}`;
+});
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+async function client(path) {
+  const sync = new SyncClient(() => `${base}${path}`, () => ({}), () => null, 200);
+  await sync.open("0123456789ABCDEFGHJKMNPQRSTVWXYZ");
+  return sync;
+}
+
+test("a request with no answer ends offline, in its time", { timeout: 5_000 }, async () => {
+  const sync = await client("/silent");
+  const started = performance.now();
+  await assert.rejects(sync.pull(0), (error) => {
+    assert.equal(error.code, "sync_offline");
+    assert.match(error.message, /did not answer in time/);
+    return true;
+  });
+  assert.ok(performance.now() - started < 2_000);
+});
+
+test("an answer cut off after its headers ends offline too", { timeout: 5_000 }, async () => {
+  const sync = await client("/headers-then-nothing");
+  await assert.rejects(sync.pull(0), (error) => error.code === "sync_offline");
+});
+
+test("a server that is not there is offline at once", { timeout: 5_000 }, async () => {
+  const sync = new SyncClient(() => "http://127.0.0.1:9/api", () => ({}), () => null, 200);
+  await sync.open("0123456789ABCDEFGHJKMNPQRSTVWXYZ");
+  await assert.rejects(sync.pull(0), (error) => {
+    assert.equal(error.code, "sync_offline");
+    assert.match(error.message, /cannot be reached/);
+    return true;
+  });
+});
