@@ -14,7 +14,7 @@ tab claims a turn while it reads it, so a second tab never picks up the same ans
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Protocol
 
 from .claims import Claims
@@ -76,6 +76,8 @@ class Keeper:
         self.offer = offer
         #: the turn of the open conversation's unfinished answer, until it is picked up
         self.unfinished: str | None = None
+        #: told first of each key another tab changed (synced history follows its code)
+        self.followers: list[Callable[[str], Awaitable[None]]] = []
         self._writing = asyncio.Lock()
 
     async def start(self, snapshot: object = None) -> str | None:
@@ -146,6 +148,8 @@ class Keeper:
 
     async def storage_changed(self, key: str) -> None:
         """Another tab changed `key`: follow a rename, keep what it gave up, list again."""
+        for follow in self.followers:
+            await follow(key)
         if self.history is None:
             return
         conversation = self.conversation

@@ -66,6 +66,8 @@ class SyncedHistory:
         self._applying = False
         self._round = asyncio.Lock()
         self._soon: asyncio.Task[None] | None = None
+        self._secret: str | None = None  # the one connected with
+        conversations.keeper.followers.append(self._changed_elsewhere)
 
     # -- operations --------------------------------------------------------------------------
 
@@ -107,9 +109,7 @@ class SyncedHistory:
                 await self._one_round(syncer)
             if self._history is not None:
                 await self._history.store.write([(k, None) for k in await self._sync_keys()])
-                self._history.backed_up = lambda entry: False  # no longer sent anywhere
-                self._history.forget_marks = no_marks
-            self._set(OFF)
+            self._leave()
 
     async def sync_now(self) -> None:
         """A round now (the page's cues: opened, focused, every 30 s, back online)."""
@@ -142,11 +142,35 @@ class SyncedHistory:
                 self.locks.release(lock)
         self._set(SYNCED)
 
+    def _leave(self) -> None:
+        self._syncer, self._secret = None, None
+        if self._history is not None:
+            self._history.backed_up = lambda entry: False  # no longer sent anywhere
+            self._history.forget_marks = no_marks
+        self._set(OFF)
+
+    async def _changed_elsewhere(self, key: str) -> None:
+        """Another tab of this browser kept a code or stopped syncing: this one follows, so
+        a device that stopped in one tab sends nothing more from another."""
+        if key != self._secret_key or self._store is None or not self.offered:
+            return
+        secret = await self._store.get(key)
+        if secret == self._secret:
+            return
+        if secret is None:
+            self._syncer = None
+            async with self._round:  # (that tab cleared the keys)
+                self._leave()
+        else:
+            await self._connect(secret)
+            self._round_soon()
+
     async def _connect(self, secret: str) -> None:
         assert self._history is not None and self._store is not None
         from .sync import Syncer  # when connecting: see above
 
         await self.remote.open(secret)
+        self._secret = secret
         self._syncer = Syncer(
             self._history, self.remote, self._store, self._history.prefix, self._taken,
             self.conversations.listener.alert, live=self.conversations.keeper.live,

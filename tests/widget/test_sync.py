@@ -265,6 +265,35 @@ def test_stop_syncing_offline_still_stops_and_keeps_the_history(server: FakeServ
     assert not [k for k in tab.keeper.history.store.data if ":sync:" in k]  # type: ignore[attr-defined]
 
 
+def tabs_of_one_browser(server: FakeServer) -> list[tuple[Conversations, SyncedHistory]]:
+    """Two pages of one browser: one store; the browser tells each of the other's writes."""
+    store = MemoryKeyValue()
+    tabs = []
+    for _ in range(2):
+        tab = Conversations(Session(), History(store), ScriptedTransport(), listener=Heard())
+        run(tab.keeper.start())
+        tabs.append((tab, SyncedHistory(tab, FakeRemote(server), offered=True,
+                                        emit=lambda kind, data: None)))  # fmt: skip
+    return tabs
+
+
+def test_stop_syncing_in_one_tab_stops_the_others(server: FakeServer) -> None:
+    (first, first_sync), (second, second_sync) = tabs_of_one_browser(server)
+    run(first_sync.start_sync())
+    run(second.storage_changed("chatkeep:sync:secret"))  # the code, kept by the first tab
+    run(second_sync.sync_now())
+    assert second_sync.state == "synced"
+    run(first_sync.stop_sync())
+    run(second.storage_changed("chatkeep:sync:secret"))  # ... and cleared by it
+    assert second_sync.state == "off"
+    written = server.rev
+    run(second.send("Said after stopping"))
+    run(second_sync.sync_now())
+    assert server.rev == written  # nothing more travels from this browser
+    store = first.keeper.history.store  # type: ignore[union-attr]
+    assert not [key for key in store.data if ":sync:" in key]
+
+
 class Spaces(FakeRemote):
     """A server with one space per secret, as the real one derives them."""
 
