@@ -22,8 +22,9 @@ async def cut_short(history: History, entry: Entry) -> bool:
         return False
     if (len(stored.get("messages", ())), stored.get("updated")) == (entry.size, entry.updated):
         return False
-    with contextlib.suppress(StorageFull, Conflict, ValueError):
-        await history.keep(from_dict(stored), named=entry.named, over_listed=True)
+    with contextlib.suppress(StorageFull, Conflict, ValueError):  # (giving up nothing for it)
+        await history.keep(from_dict(stored), named=entry.named, make_room=False,
+                           over_listed=True)  # fmt: skip
     return True
 
 
@@ -46,14 +47,15 @@ async def continued_here(
     if ours[: len(theirs)] != theirs:
         return None
     title = payload.get("title")
-    if payload.get("named") is True and not entry.named and isinstance(title, str) and title:
-        with contextlib.suppress(StorageFull, Conflict, ValueError):
+    try:  # (nothing is given up to make room for a name or a pin)
+        if payload.get("named") is True and not entry.named and isinstance(title, str) and title:
             renamed = dataclasses.replace(from_dict(stored), title=title)
-            entry = await history.keep(renamed, named=True, over_listed=True)
-    if payload.get("pinned") is True and not entry.pinned:
-        with contextlib.suppress(StorageFull, Conflict, WidgetError):
+            entry = await history.keep(renamed, named=True, make_room=False, over_listed=True)
+        if payload.get("pinned") is True and not entry.pinned:
             await history.pin(entry.id, True)
             entry = history.entry(entry.id) or entry
+    except (WidgetError, ValueError):
+        return None  # not taken here (no room, another tab): merged as a change on both sides
     same = (title, payload.get("named"), payload.get("pinned")) == (
         entry.title, entry.named, entry.pinned)  # fmt: skip
     return entry.rev if same and len(ours) == len(theirs) else ""

@@ -561,6 +561,10 @@ class World:
 # the conversation came back, that version heard back taken for another device's.
 @example(plan=[("send", 1), ("send_while_syncing", 0), ("crash_next", 0), ("sync", None),
                ("forget_other", 0), ("other_tab_syncs", None)])  # fmt: skip
+# Found by this test (in this session's own change): taking a name given elsewhere, with the
+# store full, gave up a conversation held only here for room.
+@example(plan=[("send", 1), ("sync_again", None), ("import", 1), ("far_rename", 0), ("new", None),
+               ("full_next", None), ("other_tab_syncs", None)])  # fmt: skip
 # Found by this test: another device's version of the open conversation taken by a round
 # whose note found no room; the round failed before telling the page, which kept showing
 # its own version.

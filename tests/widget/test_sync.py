@@ -476,6 +476,27 @@ def test_a_name_and_a_pin_given_elsewhere_are_kept_with_a_turn_added_here(
         assert messages_on(device, kept)[-2:] == ["More 0", "about More"]
 
 
+def test_taking_a_name_from_elsewhere_gives_up_nothing_held_only_here(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep("Plans")
+    laptop.sync()
+    phone.sync()
+    phone.rename(kept, "A much longer name, given on the phone")
+    phone.sync()
+    only_here = laptop.keep("Written only on the laptop")
+    laptop.keep("More", conversation_id=kept)
+    laptop.store.quota = sum(len(k) + len(v) for k, v in laptop.store.data.items()) + 10
+    laptop.sync()  # no room for the longer name: nothing is given up for it
+    assert laptop.history.entry(only_here) is not None
+    laptop.store.quota = None
+    laptop.sync()
+    phone.sync()
+    assert "Written only on the laptop 0" in phone.titles()
+    assert "More 0" in json.dumps([run(phone.history.read(e.id)) for e in phone.history.entries()])
+
+
 def test_a_device_offline_keeps_its_changes_and_sends_them_when_back(server: FakeServer) -> None:
     laptop, phone = Device(server), Device(server)
     server.down = True
