@@ -191,10 +191,18 @@ def test_a_link_carries_the_code_and_stop_syncing_keeps_the_history(
     phone.get_by_role("button", name="History").click()
     expect(phone.get_by_role("listitem").filter(has_text="Linked from the laptop")).to_be_visible()
     assert "chatkeep-sync" not in phone.url  # the code does not stay in the address bar
+    other_tab = phone.context.new_page()  # a second tab of the phone's browser, syncing too
+    other_tab.set_default_timeout(BOOT_TIMEOUT)
+    host_page(other_tab, 'history="local" sync', base=synced.chat.url)
+    open_history(other_tab)
+    expect(other_tab.get_by_role("status").filter(has_text="Synced")).to_be_visible()
     phone.get_by_role("button", name="Stop syncing").click()
     expect(phone.get_by_role("status").filter(has_text="does not sync")).to_be_visible()
     expect(phone.get_by_role("listitem").filter(has_text="Linked from the laptop")).to_be_visible()
     expect(phone.get_by_role("button", name="Use a sync code")).to_be_visible()
+    # The other tab stopped with it: it says so, and offers a code again.
+    expect(other_tab.get_by_role("status").filter(has_text="does not sync")).to_be_visible()
+    expect(other_tab.get_by_role("button", name="Use a sync code")).to_be_visible()
     for page in (laptop, phone):
         page.context.close()
 
