@@ -6,9 +6,12 @@
 
 const SALT = new TextEncoder().encode("chatkeep sync v1");
 const IV_BYTES = 12;
-/** A request with no answer by then counts as none: the round ends "offline", so it never
- * hangs, nor does "Stop syncing" waiting for it; its changes go with a later round. */
+/** A request where nothing moves for this long counts as no answer: the round ends
+ * "offline" and its changes go with a later one. */
 const REQUEST_MS = 30_000;
+/** An upload is given its size at this pace (bytes a millisecond: 16 KB/s, a poor phone
+ * line) on top of `REQUEST_MS`, since nothing shows its progress. */
+const SLOW_UPLOAD_BYTES_PER_MS = 16;
 
 /** @param {string} text */
 const utf8 = (text) => new TextEncoder().encode(text);
@@ -33,10 +36,6 @@ function fromBase64url(text) {
  */
 const failure = (message, code, params) => Object.assign(new Error(message), { code, params });
 
-/** No answer: no connection, or none in time (`signal` aborted). @param {AbortSignal | null} signal */
-const offline = (signal) => signal?.aborted
-  ? failure("The sync server did not answer in time: changes sync later.", "sync_offline")
-  : failure("The chat server cannot be reached: changes sync later.", "sync_offline");
 
 export class SyncClient {
   /** @type {CryptoKey | null} */ #key = null;
@@ -67,7 +66,7 @@ export class SyncClient {
 
   /** What changed since revision `since`: each item decrypted, or marked unreadable. @param {number} since */
   async pull(since) {
-    const page = await this.#json(await this.#fetch(`?since=${since}`));
+    const { answer: page } = await this.#fetch(`?since=${since}`);
     const items = await Promise.all(page.items.map(async (/** @type {any} */ item) => {
       const found = { item: item.id, rev: item.rev, payload: null, readable: true };
       if (item.data === null) return found; // a tombstone
@@ -91,45 +90,60 @@ export class SyncClient {
     return this.#write(item, "DELETE", expect, null);
   }
 
-  /** @param {string} item @param {string} method @param {number | null} expect @param {BodyInit | null} body */
+  /** @param {string} item @param {string} method @param {number | null} expect @param {Uint8Array<ArrayBuffer> | null} body */
   async #write(item, method, expect, body) {
     const headers = expect === null ? { "if-none-match": "*" } : { "if-match": String(expect) };
-    const response = await this.#fetch(`/${item}`, { method, headers, body });
-    const answer = await this.#json(response);
-    if (response.status === 412) return { item, rev: answer.rev ?? null, written: false };
+    const { status, answer } = await this.#fetch(`/${item}`, { method, headers, body });
+    if (status === 412) return { item, rev: answer.rev ?? null, written: false };
     return { item, rev: answer.rev, written: true };
   }
 
-  /** @param {string} path @param {{method?: string, headers?: Record<string, string>, body?: BodyInit | null}} [init] */
+  /**
+   * One request and its JSON answer. It ends "offline" when nothing moves for `requestMs`:
+   * no answer (the upload given time for its size at a slow phone's pace), or a body that
+   * stops arriving. A big conversation on a slow line still goes; a server that never
+   * answers does not hold the round (nor "Stop syncing", which waits for it).
+   * @param {string} path @param {{method?: string, headers?: Record<string, string>, body?: Uint8Array<ArrayBuffer> | null}} [init]
+   */
   async #fetch(path, init = {}) {
     if (!this.#space) throw failure("Sync is not connected.", "sync_off");
-    const signal = AbortSignal.timeout(this.requestMs);  // (it also bounds reading the body)
+    const stall = new AbortController();
+    let timer = 0;
+    const wait = (/** @type {number} */ ms) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => stall.abort(), ms);
+    };
+    wait(this.requestMs + (init.body?.byteLength ?? 0) / SLOW_UPLOAD_BYTES_PER_MS);
     let response;
+    let text = "";
     try {
       response = await fetch(`${this.endpoint()}/sync/${this.#space}${path}`, {
         method: init.method ?? "GET",
         headers: { ...this.credentials(), ...init.headers },
         body: init.body ?? undefined,
-        signal,
+        signal: stall.signal,
       });
+      const chunks = /** @type {Uint8Array<ArrayBuffer>[]} */ ([]);
+      const reader = /** @type {ReadableStream<Uint8Array<ArrayBuffer>> | null} */ (response.body)?.getReader();
+      for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
+        chunks.push(read.value);
+        wait(this.requestMs);
+      }
+      text = await new Blob(chunks).text();
     } catch {
-      throw offline(signal);
+      throw stall.signal.aborted
+        ? failure("The sync server did not answer in time: changes sync later.", "sync_offline")
+        : failure("The chat server cannot be reached: changes sync later.", "sync_offline");
+    } finally {
+      clearTimeout(timer);
     }
+    const answer = (() => { try { return JSON.parse(text); } catch { return null; } })();
     if (!response.ok && response.status !== 412) {
-      const error = (await response.json().catch(() => null))?.error;
+      const error = answer?.error;
       throw failure(error?.message ?? `Sync failed (${response.status}).`, error?.code ?? "sync_failed", error?.params);
     }
-    return response;
-  }
-
-  /** The answer's JSON, read within the request's time. @param {Response} response */
-  async #json(response) {
-    try {
-      return await response.json();
-    } catch (error) {
-      if (error instanceof SyntaxError) throw error;
-      throw offline(null);
-    }
+    if (answer === null) throw failure(`Sync failed: the server's answer was not JSON (${response.status}).`, "sync_failed");
+    return { status: response.status, answer };
   }
 
   /** @param {string} conversation */

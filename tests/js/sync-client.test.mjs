@@ -14,6 +14,16 @@ before(async () => {
     if (request.url.includes("headers-then-nothing")) {
       response.writeHead(200, { "content-type": "application/json" });
       response.write('{"items": [');  // and never the rest
+    } else if (request.url.includes("slow-but-moving")) {
+      // A long answer on a slow line: longer in all than the client waits, but never still.
+      response.writeHead(200, { "content-type": "application/json" });
+      const parts = ['{"items": ', "[]", ', "cursor"', ": 7", ', "more": false', "}"];
+      const next = () => {
+        response.write(parts.shift());
+        if (parts.length) setTimeout(next, 100);
+        else response.end();
+      };
+      next();
     }
     // Otherwise nothing at all: the request waits for an answer that never comes.
   });
@@ -44,7 +54,18 @@ test("a request with no answer ends offline, in its time", { timeout: 5_000 }, a
 
 test("an answer cut off after its headers ends offline too", { timeout: 5_000 }, async () => {
   const sync = await client("/headers-then-nothing");
-  await assert.rejects(sync.pull(0), (error) => error.code === "sync_offline");
+  await assert.rejects(sync.pull(0), (error) => {
+    assert.equal(error.code, "sync_offline");
+    assert.match(error.message, /did not answer in time/);
+    return true;
+  });
+});
+
+test("an answer that keeps arriving is read whole, however long it takes", { timeout: 5_000 }, async () => {
+  const sync = await client("/slow-but-moving");
+  const started = performance.now();
+  assert.deepEqual(await sync.pull(0), { items: [], cursor: 7, more: false });
+  assert.ok(performance.now() - started > 400);  // longer than the 200 ms it waits for a stall
 });
 
 test("a server that is not there is offline at once", { timeout: 5_000 }, async () => {
