@@ -34,7 +34,7 @@ from .key_value import Change, Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .snapshots import Snapshot, from_dict, read_snapshot
 from .sync_state import Synced, SyncState, forget_mark, forget_mark_text
-from .sync_versions import continued_here, cut_short
+from .sync_versions import continued_here, continues_ours, cut_short
 from .texts import Notice, notice
 
 OTHER_DEVICE = " (other device)"
@@ -192,9 +192,17 @@ class Syncer:
         unchanged_here = local is None or not state.changed_here(local)
         if unchanged_here and local is not None and await cut_short(self.history, local):
             unchanged_here = False  # its newest turns exist only here
+        taken = payload  # (or with a name or pin given here, to send back)
+        if (
+            local is not None
+            and not unchanged_here
+            and (continued := await continues_ours(self.history, local, snapshot, payload))
+        ):
+            (snapshot, taken), unchanged_here = continued, True
         if unchanged_here:
-            if (rev := await self._keep(snapshot, payload, state, over_listed=True)) is not None:
-                state.items[conversation] = Synced(pulled.item, pulled.rev, rev)
+            if (rev := await self._keep(snapshot, taken, state, over_listed=True)) is not None:
+                sent = rev if taken is payload else ""
+                state.items[conversation] = Synced(pulled.item, pulled.rev, sent)
                 touched.add(conversation)
             return rev is not None
         # Changed on both sides: ours stays and is sent next, the other's is kept as a copy.
@@ -213,10 +221,9 @@ class Syncer:
         for conversation in found:
             synced = state.items[conversation]
             local = self.history.entry(conversation)
-            if local is not None and (
-                local.rev != synced.local or await cut_short(self.history, local)
-            ):
-                synced.rev = pulled.rev  # changed here since: kept, and sent again over it
+            here = local is not None and local.rev != synced.local  # changed here since
+            if local is not None and (here or await cut_short(self.history, local)):
+                synced.rev = pulled.rev  # kept, and sent again over it
                 continue
             del state.items[conversation]
             if local is not None:

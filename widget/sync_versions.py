@@ -1,6 +1,7 @@
 """How a version pulled from the server stands to the one kept here, for a round to know
 when there is nothing to merge: this device's own write heard back, a version this device's
-continues, or a batch of writes cut short here (`widget.sync`)."""
+continues or one that continues this device's, or a batch of writes cut short here
+(`widget.sync`)."""
 
 from __future__ import annotations
 
@@ -39,14 +40,14 @@ async def continued_here(
     when its own version is still to be sent over that one.
 
     A name or a pin given there, and none here, is taken: a rename or a pin elsewhere is not
-    lost to a turn added here."""
+    lost to a turn added here (`_two_names`: not when both have a name)."""
     stored = await history.peek(entry.id)
     if stored is None:
         return None
     theirs, ours = list(there.messages), list(stored.get("messages", ()))
-    if ours[: len(theirs)] != theirs:
-        return None
     title = payload.get("title")
+    if ours[: len(theirs)] != theirs or _two_names(entry, payload):
+        return None
     try:  # (nothing is given up to make room for a name or a pin)
         if payload.get("named") is True and not entry.named and isinstance(title, str) and title:
             renamed = dataclasses.replace(from_dict(stored), title=title)
@@ -59,3 +60,33 @@ async def continued_here(
     same = (title, payload.get("named"), payload.get("pinned")) == (
         entry.title, entry.named, entry.pinned)  # fmt: skip
     return entry.rev if same and len(ours) == len(theirs) else ""
+
+
+async def continues_ours(
+    history: History, entry: Entry, there: Snapshot, payload: dict[str, Any]
+) -> tuple[Snapshot, dict[str, Any]] | None:
+    """Whether the version `there` holds every message kept here, in order, and more: another
+    device continued the conversation this one holds, though this device cannot tell it
+    unchanged since (it lost its note, or stopped syncing and started again). It is then
+    taken, not copied: what to keep, the name or pin given here and none there kept on it
+    (a new payload then, to send back). None when not (nor with `_two_names`)."""
+    stored = await history.peek(entry.id)
+    if stored is None:
+        return None
+    ours, theirs = list(stored.get("messages", ())), list(there.messages)
+    if len(theirs) <= len(ours) or theirs[: len(ours)] != ours or _two_names(entry, payload):
+        return None
+    mine: dict[str, Any] = {}
+    if entry.named and payload.get("named") is not True:
+        mine |= {"title": entry.title, "named": True}
+    if entry.pinned and payload.get("pinned") is not True:
+        mine["pinned"] = True
+    if not mine:
+        return there, payload
+    return dataclasses.replace(there, title=mine.get("title", there.title)), {**payload, **mine}
+
+
+def _two_names(entry: Entry, payload: dict[str, Any]) -> bool:
+    """Named here and there, differently: which came last cannot be told, so both versions
+    are kept (the round's merge), and neither name is lost."""
+    return entry.named and payload.get("named") is True and payload.get("title") != entry.title

@@ -561,6 +561,10 @@ class World:
 # the conversation came back, that version heard back taken for another device's.
 @example(plan=[("send", 1), ("send_while_syncing", 0), ("crash_next", 0), ("sync", None),
                ("forget_other", 0), ("other_tab_syncs", None)])  # fmt: skip
+# Found by this test (in this session's own change): a version another device continued,
+# taken over the one here, took the copy's name over the name the person gave it here.
+@example(plan=[("send", 1), ("send_while_syncing", 0), ("import", 1), ("send_while_syncing", 0),
+               ("rename_other", 1), ("send_while_syncing", 2)])  # fmt: skip
 # Found by this test (in this session's own change): taking a name given elsewhere, with the
 # store full, gave up a conversation held only here for room.
 @example(plan=[("send", 1), ("sync_again", None), ("import", 1), ("far_rename", 0), ("new", None),

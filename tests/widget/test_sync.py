@@ -497,6 +497,44 @@ def test_taking_a_name_from_elsewhere_gives_up_nothing_held_only_here(
     assert "More 0" in json.dumps([run(phone.history.read(e.id)) for e in phone.history.entries()])
 
 
+def test_a_device_syncing_again_takes_what_another_continued_meanwhile(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep("Plans")
+    laptop.sync()
+    phone.sync()
+    del laptop.store.data["chatkeep:sync:state"]  # "Stop syncing" on the laptop
+    laptop.reopen()
+    phone.keep("More", conversation_id=kept)  # the person goes on on the phone
+    phone.sync()
+    laptop.sync()  # the same code typed again on the laptop
+    assert laptop.titles() == ["Plans 0"]  # the phone's version taken, no copy
+    assert messages_on(laptop, kept)[-2:] == ["More 0", "about More"]
+
+
+def test_a_name_given_while_not_syncing_stays_on_what_another_device_continued(
+    server: FakeServer,
+) -> None:
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep("Plans")
+    laptop.sync()
+    phone.sync()
+    del laptop.store.data["chatkeep:sync:state"]
+    laptop.reopen()
+    laptop.rename(kept, "Named on the laptop")
+    run(laptop.history.pin(kept, True))
+    phone.keep("More", conversation_id=kept)
+    phone.sync()
+    laptop.sync()
+    phone.sync()
+    for device in (laptop, phone):
+        assert device.titles() == ["Named on the laptop"], device
+        entry = device.history.entry(kept)
+        assert entry is not None and entry.pinned and entry.named
+        assert messages_on(device, kept)[-2:] == ["More 0", "about More"]
+
+
 def test_a_device_offline_keeps_its_changes_and_sends_them_when_back(server: FakeServer) -> None:
     laptop, phone = Device(server), Device(server)
     server.down = True
