@@ -5,9 +5,10 @@ being generated), pins, forgets, imports, new conversations and older ones opene
 against a store that can be full at random, that a second tab writes to in between, and
 that can stop half-way through a batch of writes as a crashed page would; with synced
 history on, rounds of sync (also while an answer streams, also another tab's, also after
-stopping and starting again) meet another device that continues, retries, renames and
-forgets conversations on the same (fake) server. After every step the page "restarts" (a
-fresh `History` on the same store) and these must hold:
+stopping and starting again, also losing the server's answer to a write) meet another
+device that continues, retries, renames and forgets conversations on the same (fake)
+server. After every step the page "restarts" (a fresh `History` on the same store) and
+these must hold:
 
 (a) the live conversation's settled turns are readable after a restart, unless the person
     was shown an alert (or the page crashed during that very write);
@@ -40,6 +41,7 @@ from widget.errors import WidgetError
 from widget.history import Entry, History
 from widget.key_value import Change, Conflict, MemoryKeyValue, StorageFull
 from widget.snapshots import Snapshot, from_dict, repair
+from widget.sync import Pushed
 from widget.synced import OFF, SyncedHistory
 from widget.titles import clean_title
 
@@ -92,6 +94,22 @@ class FaultyStore(MemoryKeyValue):
             return 0 if value is None else len(key) + len(value)
 
         return sum(room(k, v) - room(k, self.data.get(k)) for k, v in dict(changes).items()) > 0
+
+
+class LossyRemote(FakeRemote):
+    """A tab's side of sync whose next write reaches the server but whose answer is lost
+    (the connection dropped on the way back), when armed."""
+
+    lose_next = False  # armed for one step, for every tab
+
+    async def push(
+        self, conversation_id: str, expect: int | None, payload: dict[str, Any]
+    ) -> Pushed:
+        pushed = await super().push(conversation_id, expect, payload)
+        if LossyRemote.lose_next:
+            LossyRemote.lose_next = False
+            raise OSError("connection reset")
+        return pushed
 
 
 class RecordingHistory(History):
@@ -182,6 +200,7 @@ steps = st.lists(
         st.tuples(st.just("retry_last"), st.none()),
         st.tuples(st.just("edit_last"), st.integers(1, 50)),
         st.tuples(st.just("pin_other"), st.integers(0, 5)),
+        st.tuples(st.just("answer_lost_next"), st.none()),
     ),
     max_size=14,
 )
@@ -192,6 +211,7 @@ class World:
 
     def __init__(self) -> None:
         self.store = FaultyStore()
+        LossyRemote.lose_next = False
         self.model = Model()
         self.alerts: list[str] = []
         self.named: dict[str, str] = {}  # conversation id -> the name a person gave it
@@ -217,7 +237,7 @@ class World:
             listener=Heard(self.alerts),
         )  # fmt: skip
         run(tab.keeper.start())
-        self.synced = SyncedHistory(tab, FakeRemote(self.server), offered=True,
+        self.synced = SyncedHistory(tab, LossyRemote(self.server), offered=True,
                                     emit=lambda kind, data: None)  # fmt: skip
         run(self.synced.sync_status())  # connects again with the code this browser kept
         return tab
@@ -293,6 +313,8 @@ class World:
                 self.store.full_next = True
             elif action == "crash_next":
                 self.store.crash_after = value
+            elif action == "answer_lost_next":
+                LossyRemote.lose_next = True
             elif action == "sync":
                 before = self.texts_here()
                 run(self.synced.sync_now())
@@ -305,7 +327,7 @@ class World:
                 other = Conversations(Session(), History(self.store, limit=6), self.model,
                                       listener=Heard())  # fmt: skip
                 run(other.keeper.start())
-                synced = SyncedHistory(other, FakeRemote(self.server), offered=True,
+                synced = SyncedHistory(other, LossyRemote(self.server), offered=True,
                                        emit=lambda kind, data: None)  # fmt: skip
                 with self.other_tab_writes():
                     run(synced.sync_status())
@@ -341,14 +363,16 @@ class World:
                 assert not lost or not syncing, f"an answer during a round of sync lost {lost}"
         except Crashed:
             self.store.full_next = False  # a fault is armed for one step, a crash or not
+            LossyRemote.lose_next = False
             self.restart()
             self.names_go_with_what_was_given_up()
             return False
         except WidgetError as exc:  # the page shows it as an alert
             self.alerts.append(str(exc))
-        if action not in ("full_next", "crash_next"):  # a fault is armed for the next step only
+        if action not in ("full_next", "crash_next", "answer_lost_next"):  # (the next step only)
             self.store.full_next = False
             self.store.crash_after = None
+            LossyRemote.lose_next = False
         self.names_go_with_what_was_given_up()
         if len(self.alerts) > alerts:
             return False  # the person was told this one was not kept
