@@ -67,6 +67,7 @@ class SyncedHistory:
         self._round = asyncio.Lock()
         self._soon: asyncio.Task[None] | None = None
         self._secret: str | None = None  # the one connected with
+        self._refused: str | None = None  # the server's refusal the person was last told
         conversations.keeper.followers.append(self._changed_elsewhere)
 
     # -- operations --------------------------------------------------------------------------
@@ -131,7 +132,9 @@ class SyncedHistory:
             await syncer.sync()
         except WidgetError as exc:
             if exc.code in REFUSALS:
-                self.conversations.listener.alert(exc.notice())
+                if exc.code != self._refused:  # said once while it lasts, not every round
+                    self.conversations.listener.alert(exc.notice())
+                self._refused = exc.code
                 return self._set(ERROR)
             return self._set(OFFLINE)
         except Exception:
@@ -140,10 +143,11 @@ class SyncedHistory:
             self._applying = False
             if self.locks is not None:
                 self.locks.release(lock)
+        self._refused = None
         self._set(SYNCED)
 
     def _leave(self) -> None:
-        self._syncer, self._secret = None, None
+        self._syncer, self._secret, self._refused = None, None, None
         if self._history is not None:
             self._history.backed_up = lambda entry: False  # no longer sent anywhere
             self._history.forget_marks = no_marks

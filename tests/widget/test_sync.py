@@ -11,6 +11,7 @@ from sync_fakes import Device, FakeRemote, FakeServer
 
 from widget import Session
 from widget.conversations import Conversations
+from widget.errors import WidgetError
 from widget.history import History
 from widget.key_value import MemoryKeyValue, StorageFull
 from widget.protocol import storage_key
@@ -263,6 +264,43 @@ def test_stop_syncing_offline_still_stops_and_keeps_the_history(server: FakeServ
     assert shown[-3:] == ["syncing", "offline", "off"]  # the last round tried, then it stopped
     assert synced.state == "off" and [e["title"] for e in listing(tab)]
     assert not [k for k in tab.keeper.history.store.data if ":sync:" in k]  # type: ignore[attr-defined]
+
+
+class SpaceFull(FakeRemote):
+    """A server refusing writes (413: this person's space is full) while `full` is set."""
+
+    full = True
+
+    async def push(
+        self, conversation_id: str, expect: int | None, payload: dict[str, Any]
+    ) -> Pushed:
+        if self.full:
+            raise WidgetError("Your synced history is full.", code="sync_space_full")
+        return await super().push(conversation_id, expect, payload)
+
+
+def test_a_full_space_is_said_once_while_it_lasts_not_every_round(server: FakeServer) -> None:
+    heard = Heard()
+    tab = Conversations(Session(), History(MemoryKeyValue()), ScriptedTransport(), listener=heard)
+    run(tab.keeper.start())
+    remote = SpaceFull(server)
+    synced = SyncedHistory(tab, remote, offered=True, emit=lambda kind, data: None)
+    run(tab.import_all(json.dumps({"format": "chatkeep-history", "version": 1, "conversations": [
+        {"version": 1, "id": "kept", "title": "Kept", "created": 1, "updated": 1,
+         "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
+    ]})))  # fmt: skip
+    run(synced.start_sync())
+    for _ in range(3):  # every 30 s, on focus, after each change
+        run(synced.sync_now())
+    full = [alert for alert in heard.alerts if "full" in alert]
+    assert len(full) == 1 and synced.state == "error"
+    remote.full = False  # the person forgot some conversations elsewhere
+    run(synced.sync_now())
+    assert synced.state == "synced"
+    remote.full = True
+    run(tab.pin("kept", True))
+    run(synced.sync_now())  # full again, later: said again
+    assert len([alert for alert in heard.alerts if "full" in alert]) == 2
 
 
 def tabs_of_one_browser(server: FakeServer) -> list[tuple[Conversations, SyncedHistory]]:
