@@ -209,8 +209,22 @@ def bench_sync_browser() -> list[dict[str, Any]]:
             }""")
 
             # The first token, with a round of sync starting as the person sends, against a
-            # page without sync, alternating.
+            # page without sync, alternating. That page holds the same history and has the
+            # same conversation open, one turn longer, as the phone: only sync differs.
             plain = device(browser, server.url, attributes="")
+            plain.evaluate(plant, entries)
+            plain.reload()
+            plain.wait_for_function("document.querySelector('chat-widget').session.ready"
+                                    ".then(() => true)")  # fmt: skip
+            plain.get_by_role("button", name="History").click()
+            plain.get_by_role("list", name="Conversations", exact=True).get_by_role(
+                "listitem"
+            ).first.get_by_role("button").first.click()
+            plain.evaluate("document.querySelector('chat-widget').session.send('One more turn')")
+            plain.wait_for_timeout(500)
+            plain.wait_for_function("document.querySelector('chat-widget').session.busy === false")
+            same = "document.querySelector('chat-widget').session.conversationId"
+            assert plain.evaluate(same) == phone.evaluate(same)  # the same conversation
             with_sync, without = [], []
             for n in range(FIRST_TOKEN_RUNS):
                 with_sync.append(phone.evaluate(FIRST_TOKEN, f"Question {n}"))

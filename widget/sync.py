@@ -32,15 +32,21 @@ from .history import Entry, History
 from .ids import new_id
 from .key_value import Change, Conflict, KeyValue, StorageFull
 from .protocol import storage_key
-from .snapshots import Snapshot, from_dict, read_snapshot
+from .snapshots import Snapshot
 from .sync_state import Synced, SyncState, forget_mark, forget_mark_text
-from .sync_versions import continued_here, continues_ours, cut_short
+from .sync_versions import (
+    PAYLOAD_VERSION,
+    continued_here,
+    continues_ours,
+    conversation_of,
+    cut_short,
+    snapshot_of,
+)
 from .texts import Notice, notice
 
 OTHER_DEVICE = " (other device)"
 #: rounds in a row while other devices keep writing first
 MAX_ROUNDS = 3
-PAYLOAD_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -171,13 +177,11 @@ class Syncer:
     async def _take(self, state: SyncState, pulled: Pulled, touched: set[str]) -> bool:
         """Takes one item another device wrote; False when it found no room here."""
         payload = pulled.payload or {}
-        snapshot = _snapshot_of(payload)
-        if snapshot is None:
-            return True  # from a newer build, or damaged before it was encrypted: left alone
-        conversation = snapshot.id
-        synced = state.items.get(conversation)
+        synced = state.items.get(conversation := conversation_of(payload))
         if synced is not None and synced.rev == pulled.rev:
-            return True  # our own write, heard back
+            return True  # our own write, heard back (not read further: every round has some)
+        if (snapshot := snapshot_of(payload)) is None or snapshot.id != conversation:
+            return True  # from a newer build, or damaged before it was encrypted: left alone
         if state.forgotten_here(conversation, payload, (pulled.item, pulled.rev)):
             return True  # this round deletes it there
         state.forgotten.pop(conversation, None)  # changed there after it was forgotten here
@@ -281,18 +285,6 @@ class Syncer:
             else:
                 settled = False
         return settled
-
-
-def _snapshot_of(payload: dict[str, Any]) -> Snapshot | None:
-    if payload.get("v") != PAYLOAD_VERSION:
-        return None
-    data = read_snapshot(payload.get("conversation"))
-    if data is None:
-        return None
-    try:
-        return from_dict(data)
-    except ValueError:
-        return None
 
 
 def _other_device(title: str) -> str:

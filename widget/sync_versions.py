@@ -12,7 +12,31 @@ from typing import Any
 from .errors import WidgetError
 from .history import Entry, History
 from .key_value import Conflict, StorageFull
-from .snapshots import Snapshot, from_dict
+from .snapshots import Snapshot, from_dict, read_snapshot
+
+#: the shape of what travels: {"v", "conversation": a snapshot, "title", "named", "pinned"}
+PAYLOAD_VERSION = 1
+
+
+def conversation_of(payload: dict[str, Any]) -> str:
+    """The id of the conversation an item holds, read without reading the rest."""
+    conversation = payload.get("conversation")
+    found = conversation.get("id") if isinstance(conversation, dict) else None
+    return found if isinstance(found, str) else ""
+
+
+def snapshot_of(payload: dict[str, Any]) -> Snapshot | None:
+    """The conversation an item holds, checked as any snapshot; None when it cannot be read
+    (a newer build's, or damaged before it was encrypted)."""
+    if payload.get("v") != PAYLOAD_VERSION:
+        return None
+    data = read_snapshot(payload.get("conversation"))
+    if data is None:
+        return None
+    try:
+        return from_dict(data)
+    except ValueError:
+        return None
 
 
 async def cut_short(history: History, entry: Entry) -> bool:
