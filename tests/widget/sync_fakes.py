@@ -26,6 +26,9 @@ class FakeServer:
         self.items: dict[str, tuple[int, str | None]] = {}
         self.down = False
         self.tampered: set[str] = set()
+        #: the next write is kept but its answer never reaches the device (the connection
+        #: dropped on the way back: a train, a lift, a phone put to sleep)
+        self.lose_next_answer = False
 
     def changes(self, since: int) -> list[tuple[str, int, str | None]]:
         return sorted(((i, r, d) for i, (r, d) in self.items.items() if r > since),
@@ -61,7 +64,11 @@ class FakeRemote:
     ) -> Pushed:
         if self.server.down:
             raise OSError("offline")
-        return self.server.write("i" + conversation_id, json.dumps(payload), expect)
+        pushed = self.server.write("i" + conversation_id, json.dumps(payload), expect)
+        if self.server.lose_next_answer:
+            self.server.lose_next_answer = False
+            raise OSError("connection reset")
+        return pushed
 
     async def delete(self, item: str, expect: int) -> Pushed:
         return self.server.write(item, None, expect)

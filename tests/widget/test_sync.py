@@ -27,6 +27,15 @@ def server() -> FakeServer:
     return FakeServer()
 
 
+def on_both_devices(server: FakeServer, text: str = "Plans") -> tuple[Device, Device, str]:
+    """A conversation kept on the laptop, and synced to the phone."""
+    laptop, phone = Device(server), Device(server)
+    kept = laptop.keep(text)
+    laptop.sync()
+    phone.sync()
+    return laptop, phone, kept
+
+
 def test_a_conversation_kept_on_one_device_is_on_the_other_after_its_sync(
     server: FakeServer,
 ) -> None:
@@ -66,10 +75,7 @@ def test_changes_renames_pins_and_forgetting_travel_both_ways(server: FakeServer
 
 
 def test_both_devices_changed_it_so_both_versions_are_kept(server: FakeServer) -> None:
-    laptop, phone = Device(server), Device(server)
-    shared = laptop.keep("Plans")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, shared = on_both_devices(server)
     laptop.keep("Laptop", conversation_id=shared)
     phone.keep("Phone", conversation_id=shared)
     laptop.sync()
@@ -85,10 +91,7 @@ def test_both_devices_changed_it_so_both_versions_are_kept(server: FakeServer) -
 def test_a_full_browser_gives_up_nothing_only_it_holds_for_another_device_s_version(
     server: FakeServer,
 ) -> None:
-    laptop, phone = Device(server), Device(server)
-    shared = laptop.keep("Plans")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, shared = on_both_devices(server)
     laptop.keep("Laptop", conversation_id=shared)  # changed here, not sent yet
     phone.keep("Phone", conversation_id=shared)
     phone.sync()
@@ -136,10 +139,7 @@ def test_the_conversation_open_here_is_never_given_up_for_another_device_s_versi
 
 def continued_on_the_phone(server: FakeServer) -> tuple[Device, Device, str]:
     """A conversation kept on the laptop, synced to the phone, and continued there."""
-    laptop, phone = Device(server), Device(server)
-    shared = laptop.keep("Plans")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, shared = on_both_devices(server)
     phone.keep("Phone", conversation_id=shared)
     phone.sync()
     return laptop, phone, shared
@@ -420,31 +420,12 @@ def test_two_tabs_syncing_at_once_take_another_device_s_change_once(server: Fake
     assert stored is not None and len(stored["messages"]) == 4
 
 
-class AnswerLost(Device):
-    """A device whose next write reaches the server but whose answer never comes back (the
-    connection dropped on the way: a train, a lift, a phone put to sleep)."""
-
-    lose_next = False
-
-    async def push(
-        self, conversation_id: str, expect: int | None, payload: dict[str, Any]
-    ) -> Pushed:
-        pushed = await super().push(conversation_id, expect, payload)
-        if self.lose_next:
-            self.lose_next = False
-            raise OSError("connection reset")
-        return pushed
-
-
-def sent_but_answer_lost(server: FakeServer) -> tuple[AnswerLost, Device, str]:
+def sent_but_answer_lost(server: FakeServer) -> tuple[Device, Device, str]:
     """The laptop continues a conversation both devices hold; its write reaches the server,
     the answer does not."""
-    laptop, phone = AnswerLost(server), Device(server)
-    kept = laptop.keep("Plans")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, kept = on_both_devices(server)
     laptop.keep("More", conversation_id=kept)
-    laptop.lose_next = True
+    server.lose_next_answer = True
     with pytest.raises(OSError):
         laptop.sync()
     return laptop, phone, kept
@@ -479,10 +460,7 @@ def test_turns_added_after_a_lost_answer_continue_the_version_sent(server: FakeS
 
 
 def test_a_round_whose_note_was_lost_makes_no_copy_of_its_own_write(server: FakeServer) -> None:
-    laptop, phone = Device(server), Device(server)
-    kept = laptop.keep("Plans")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, kept = on_both_devices(server)
     note = laptop.store.data["chatkeep:sync:state"]
     laptop.keep("More", conversation_id=kept)
     laptop.sync()  # sends the longer version; the page closes before its note is written
@@ -497,10 +475,7 @@ def test_a_round_whose_note_was_lost_makes_no_copy_of_its_own_write(server: Fake
 def test_a_name_and_a_pin_given_elsewhere_are_kept_with_a_turn_added_here(
     server: FakeServer,
 ) -> None:
-    laptop, phone = Device(server), Device(server)
-    kept = laptop.keep("Plans")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, kept = on_both_devices(server)
     phone.rename(kept, "Summer trip")
     run(phone.history.pin(kept, True))
     phone.sync()
@@ -517,10 +492,7 @@ def test_a_name_and_a_pin_given_elsewhere_are_kept_with_a_turn_added_here(
 def test_taking_a_name_from_elsewhere_gives_up_nothing_held_only_here(
     server: FakeServer,
 ) -> None:
-    laptop, phone = Device(server), Device(server)
-    kept = laptop.keep("Plans")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, kept = on_both_devices(server)
     phone.rename(kept, "A much longer name, given on the phone")
     phone.sync()
     only_here = laptop.keep("Written only on the laptop")
@@ -538,10 +510,7 @@ def test_taking_a_name_from_elsewhere_gives_up_nothing_held_only_here(
 def test_a_device_syncing_again_takes_what_another_continued_meanwhile(
     server: FakeServer,
 ) -> None:
-    laptop, phone = Device(server), Device(server)
-    kept = laptop.keep("Plans")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, kept = on_both_devices(server)
     del laptop.store.data["chatkeep:sync:state"]  # "Stop syncing" on the laptop
     laptop.reopen()
     phone.keep("More", conversation_id=kept)  # the person goes on on the phone
@@ -554,10 +523,7 @@ def test_a_device_syncing_again_takes_what_another_continued_meanwhile(
 def test_a_name_given_while_not_syncing_stays_on_what_another_device_continued(
     server: FakeServer,
 ) -> None:
-    laptop, phone = Device(server), Device(server)
-    kept = laptop.keep("Plans")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, kept = on_both_devices(server)
     del laptop.store.data["chatkeep:sync:state"]
     laptop.reopen()
     laptop.rename(kept, "Named on the laptop")
@@ -629,10 +595,7 @@ def test_a_device_that_lost_what_it_knew_still_forgets_everywhere(server: FakeSe
 def test_a_forget_after_a_round_whose_note_was_lost_is_forgotten_everywhere(
     server: FakeServer,
 ) -> None:
-    laptop, phone = Device(server), Device(server)
-    kept = laptop.keep("Forget me")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, kept = on_both_devices(server, "Forget me")
     note = laptop.store.data["chatkeep:sync:state"]
     laptop.keep("More", conversation_id=kept)
     laptop.sync()  # sends the longer version, but the page closes before its note is written
@@ -662,10 +625,7 @@ def test_a_forget_of_turns_added_after_a_lost_note_is_forgotten_everywhere(
 
 
 def test_a_version_named_elsewhere_comes_back_after_a_forget_here(server: FakeServer) -> None:
-    laptop, phone = Device(server), Device(server)
-    kept = laptop.keep("Forget me")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, kept = on_both_devices(server, "Forget me")
     phone.rename(kept, "Keep this one")  # the phone names it; the laptop has not heard
     phone.sync()
     run(laptop.store.write([("chatkeep:sync:state", None)]))  # and lost its note
@@ -677,10 +637,7 @@ def test_a_version_named_elsewhere_comes_back_after_a_forget_here(server: FakeSe
 
 
 def test_a_round_whose_note_finds_no_room_still_shows_what_it_took(server: FakeServer) -> None:
-    laptop, phone = Device(server), Device(server)
-    kept = laptop.keep("Plans")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, kept = on_both_devices(server)
     phone.keep("More", conversation_id=kept)
     phone.sync()
     write = laptop.store.write
@@ -747,10 +704,7 @@ def test_a_conversation_forgotten_in_one_tab_but_open_in_another_is_not_deleted(
 
 
 def test_an_edit_made_elsewhere_beats_a_deletion(server: FakeServer) -> None:
-    laptop, phone = Device(server), Device(server)
-    kept = laptop.keep("Keep me")
-    laptop.sync()
-    phone.sync()
+    laptop, phone, kept = on_both_devices(server, "Keep me")
     phone.keep("Edited", conversation_id=kept)
     phone.sync()
     run(laptop.history.forget(kept))
