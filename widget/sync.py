@@ -262,8 +262,15 @@ class Syncer:
     # -- sending what changed here ---------------------------------------------------------
 
     async def _push(self, state: SyncState) -> bool:
-        """Send every change made here; False when another device wrote first."""
+        """Send every change made here, forgets first (small, and what a person asked for);
+        False when another device wrote first."""
         settled = True
+        for conversation, (item, rev) in list(state.forgotten.items()):
+            pushed = await self.remote.delete(item, rev)
+            if pushed.written:
+                del state.forgotten[conversation]
+            else:
+                settled = False
         for entry in self.history.entries():
             if entry.pending or not state.changed_here(entry):
                 continue
@@ -276,12 +283,6 @@ class Syncer:
             pushed = await self.remote.push(entry.id, synced.rev if synced else None, payload)
             if pushed.written and pushed.rev is not None:
                 state.items[entry.id] = Synced(pushed.item, pushed.rev, entry.rev)
-            else:
-                settled = False
-        for conversation, (item, rev) in list(state.forgotten.items()):
-            pushed = await self.remote.delete(item, rev)
-            if pushed.written:
-                del state.forgotten[conversation]
             else:
                 settled = False
         return settled

@@ -64,14 +64,16 @@ class FakeRemote:
     ) -> Pushed:
         if self.server.down:
             raise OSError("offline")
-        pushed = self.server.write("i" + conversation_id, json.dumps(payload), expect)
+        return self._answer(self.server.write("i" + conversation_id, json.dumps(payload), expect))
+
+    async def delete(self, item: str, expect: int) -> Pushed:
+        return self._answer(self.server.write(item, None, expect))
+
+    def _answer(self, pushed: Pushed) -> Pushed:
         if self.server.lose_next_answer:
             self.server.lose_next_answer = False
             raise OSError("connection reset")
         return pushed
-
-    async def delete(self, item: str, expect: int) -> Pushed:
-        return self.server.write(item, None, expect)
 
 
 class Device(FakeRemote):

@@ -658,6 +658,21 @@ def test_a_round_whose_note_finds_no_room_still_shows_what_it_took(server: FakeS
     assert laptop.titles() == ["Plans 0"] and server.rev == written
 
 
+def test_a_forget_is_sent_even_when_a_change_is_refused(server: FakeServer) -> None:
+    laptop, phone, kept = on_both_devices(server, "Forget me")
+    laptop.keep("Refused: the space is full")
+    run(laptop.history.forget(kept))
+
+    async def refused(*args: Any) -> Pushed:
+        raise WidgetError("Your synced history is full.", code="sync_space_full")
+
+    laptop.push = refused  # type: ignore[method-assign]
+    with pytest.raises(WidgetError):
+        laptop.sync()
+    phone.sync()
+    assert phone.titles() == []  # forgetting is how people make room: it went through
+
+
 def test_a_full_store_never_stops_a_forget(server: FakeServer) -> None:
     laptop = Device(server)
     gone = laptop.keep("Forget me to make room")
