@@ -124,18 +124,19 @@ class Syncer:
             if self.history.entry(key[len(self.marks) :]) is None:  # (not kept again)
                 state.forget(key[len(self.marks) :], kept[key])
         touched: set[str] = set()
-        waiting = False
+        waiting, done = False, []
         try:
             for _ in range(MAX_ROUNDS):
                 waiting = await self._pull(state, touched)
                 if await self._push(state):
                     break
+            done = marks  # (a round cut short keeps them: what they say is not all kept)
         finally:
-            # The marks taken into the state go in the same batch. With no room for it, the
-            # next round reads again what this one took (and knows it: `continued_here`);
-            # the page is told what changed all the same.
+            # The marks the round took in go in the same batch. With no room for it, the next
+            # round reads again what this one took (and knows it: `continued_here`); the page
+            # is told what changed all the same.
             with contextlib.suppress(StorageFull):
-                await self.store.write([(self.key, state.to_json()), *((k, None) for k in marks)])
+                await self.store.write([(self.key, state.to_json()), *((k, None) for k in done)])
             known = SyncState(state.cursor, dict(state.items))
             self.history.backed_up = lambda entry: not known.changed_here(entry)
             if touched:

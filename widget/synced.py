@@ -61,7 +61,11 @@ class SyncedHistory:
         self.state = OFF
         self._history = history if isinstance(history, History) else None
         self._store: KeyValue | None = self._history.store if self._history else None
-        self._secret_key = storage_key("sync", getattr(history, "prefix", ""), "secret")
+        prefix = getattr(history, "prefix", "")
+        self._secret_key = storage_key("sync", prefix, "secret")
+        #: after "Stop syncing" with forgets not sent: which space they wait for
+        self._left_key = storage_key("sync", prefix, "left")
+        self._marks = storage_key("sync", prefix, "forgot:")  # (`widget.sync_state`)
         self._syncer: Syncer | None = None
         self._applying = False
         self._round = asyncio.Lock()
@@ -103,13 +107,19 @@ class SyncedHistory:
     async def stop_sync(self) -> None:
         """This device leaves: its history stays, nothing more travels. A last round first
         sends what waits here (a forget above all), if the server answers; then what this
-        device knew of the server goes, with the marks of forgets it could not send."""
+        device knew of the server goes. Forgets it could not send (the server unreachable)
+        stay marked for this same space: they go if this device syncs with it again."""
         syncer, self._syncer = self._syncer, None  # no other round starts from now on
+        secret = self._secret
         async with self._round:  # one running ends first: nothing it writes outlives this
             if syncer is not None:
                 await self._one_round(syncer)
             if self._history is not None:
-                await self._history.store.write([(k, None) for k in await self._sync_keys()])
+                keys = list(await self._sync_keys())
+                marks = [key for key in keys if key.startswith(self._marks)] if secret else []
+                left = [(self._left_key, _space_print(secret))] if marks and secret else []
+                gone = [(key, None) for key in keys if key not in marks]
+                await self._history.store.write([*gone, *left])
             self._leave()
 
     async def sync_now(self) -> None:
@@ -218,15 +228,17 @@ class SyncedHistory:
         """Keep the secret; another one is another space, where what this device knew of the
         last one (how far it had read, what it had sent) does not hold: it starts afresh."""
         if self._history is not None:
-            same = await self._history.store.get(self._secret_key) == secret
-            stale = [] if same else await self._sync_keys()
+            kept = await self._sync_keys()
+            stale = [] if kept.get(self._secret_key) == secret else list(kept)
+            if kept.get(self._left_key) == _space_print(secret):  # the space left, again:
+                stale = [key for key in stale if not key.startswith(self._marks)]  # its forgets go
             await self._history.store.write([*((key, None) for key in stale),
                                              (self._secret_key, secret)])  # fmt: skip
 
-    async def _sync_keys(self) -> list[str]:
-        """This device's keys of synced history: the secret, the state, the marks."""
+    async def _sync_keys(self) -> dict[str, str]:
+        """This device's keys of synced history (the secret, the state, the marks), and values."""
         assert self._history is not None
-        return list(await self._history.store.read_all(storage_key("sync", self._history.prefix)))
+        return dict(await self._history.store.read_all(storage_key("sync", self._history.prefix)))
 
     def _require_offered(self) -> None:
         if not self.offered:
@@ -236,3 +248,10 @@ class SyncedHistory:
         if state != self.state:
             self.state = state
             self.emit("sync", {"state": state})
+
+
+def _space_print(secret: str) -> str:
+    """A digest naming the space a secret opens, kept after the secret itself is gone."""
+    import hashlib  # (only on leaving or joining: not on the first visit's path)
+
+    return hashlib.sha256(b"chatkeep sync space\0" + secret.encode()).hexdigest()[:32]

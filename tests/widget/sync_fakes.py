@@ -67,6 +67,8 @@ class FakeRemote:
         return self._answer(self.server.write("i" + conversation_id, json.dumps(payload), expect))
 
     async def delete(self, item: str, expect: int) -> Pushed:
+        if self.server.down:
+            raise OSError("offline")
         return self._answer(self.server.write(item, None, expect))
 
     def _answer(self, pushed: Pushed) -> Pushed:

@@ -5,10 +5,10 @@ being generated), pins, forgets, imports, new conversations and older ones opene
 against a store that can be full at random, that a second tab writes to in between, and
 that can stop half-way through a batch of writes as a crashed page would; with synced
 history on, rounds of sync (also while an answer streams, also another tab's, also after
-stopping and starting again, also losing the server's answer to a write) meet another
-device that continues, retries, renames and forgets conversations on the same (fake)
-server. After every step the page "restarts" (a fresh `History` on the same store) and
-these must hold:
+stopping and starting again, also losing the server's answer to a write, also offline)
+meet another device that continues, retries, renames and forgets conversations on the same
+(fake) server. After every step the page "restarts" (a fresh `History` on the same store)
+and these must hold:
 
 (a) the live conversation's settled turns are readable after a restart, unless the person
     was shown an alert (or the page crashed during that very write);
@@ -184,6 +184,7 @@ steps = st.lists(
         st.tuples(st.just("edit_last"), st.integers(1, 50)),
         st.tuples(st.just("pin_other"), st.integers(0, 5)),
         st.tuples(st.just("answer_lost_next"), st.none()),
+        st.tuples(st.just("offline_next"), st.none()),
     ),
     max_size=14,
 )
@@ -297,6 +298,8 @@ class World:
                 self.store.crash_after = value
             elif action == "answer_lost_next":  # on this device or the other one
                 self.server.lose_next_answer = True
+            elif action == "offline_next":  # no server at all, for every device
+                self.server.down = True
             elif action == "sync":
                 before = self.texts_here()
                 run(self.synced.sync_now())
@@ -346,16 +349,16 @@ class World:
                 assert not lost or not syncing, f"an answer during a round of sync lost {lost}"
         except Crashed:
             self.store.full_next = False  # a fault is armed for one step, a crash or not
-            self.server.lose_next_answer = False
+            self.server.lose_next_answer = self.server.down = False
             self.restart()
             self.names_go_with_what_was_given_up()
             return False
         except WidgetError as exc:  # the page shows it as an alert
             self.alerts.append(str(exc))
-        if action not in ("full_next", "crash_next", "answer_lost_next"):  # (the next step only)
-            self.store.full_next = False
+        if action not in ("full_next", "crash_next", "answer_lost_next", "offline_next"):
+            self.store.full_next = False  # (a fault is armed for the next step only)
             self.store.crash_after = None
-            self.server.lose_next_answer = False
+            self.server.lose_next_answer = self.server.down = False
         self.names_go_with_what_was_given_up()
         if len(self.alerts) > alerts:
             return False  # the person was told this one was not kept

@@ -303,6 +303,45 @@ def test_a_full_space_is_said_once_while_it_lasts_not_every_round(server: FakeSe
     assert len([alert for alert in heard.alerts if "full" in alert]) == 2
 
 
+def test_a_forget_stop_could_not_send_goes_when_the_same_code_syncs_again(
+    server: FakeServer,
+) -> None:
+    phone = Device(server)
+    kept = phone.keep("Forget me everywhere")
+    phone.sync()
+    tab, synced, _ = synced_tab(server)
+    code = run(synced.start_sync())["code"]
+    run(tab.forget(kept))
+    server.down = True  # "Stop syncing" on a train: its last round cannot send the forget
+    run(synced.stop_sync())
+    server.down = False
+    phone.sync()
+    assert phone.titles() == ["Forget me everywhere 0"]  # not sent: still there
+    run(synced.start_sync(code))  # the same code, later
+    phone.sync()
+    assert phone.titles() == [] and [e["title"] for e in listing(tab)] == []
+
+
+def test_a_forget_stop_could_not_send_is_not_carried_to_another_code(
+    server: FakeServer,
+) -> None:
+    phone = Device(server)
+    kept = phone.keep("Forget me")
+    phone.sync()
+    tab, synced, _ = synced_tab(server)
+    run(synced.start_sync())
+    run(tab.forget(kept))
+    server.down = True
+    run(synced.stop_sync())
+    server.down = False
+    store = tab.keeper.history.store  # type: ignore[union-attr]
+    assert any(":sync:forgot:" in key for key in store.data)  # waiting for that space
+    run(synced.start_sync())  # a new code: another space, where that forget means nothing
+    assert not any(":sync:forgot:" in key or ":sync:left" in key for key in store.data)
+    phone.sync()
+    assert phone.titles() == ["Forget me 0"]
+
+
 def tabs_of_one_browser(server: FakeServer) -> list[tuple[Conversations, SyncedHistory]]:
     """Two pages of one browser: one store; the browser tells each of the other's writes."""
     store = MemoryKeyValue()
@@ -671,6 +710,20 @@ def test_a_forget_is_sent_even_when_a_change_is_refused(server: FakeServer) -> N
         laptop.sync()
     phone.sync()
     assert phone.titles() == []  # forgetting is how people make room: it went through
+
+
+def test_a_forget_outlives_a_round_cut_short(server: FakeServer) -> None:
+    laptop, phone, kept = on_both_devices(server, "Forget me")
+    del laptop.store.data["chatkeep:sync:state"]  # its note lost: only the mark knows the version
+    laptop.reopen()
+    run(laptop.history.forget(kept))
+    server.down = True
+    with pytest.raises(OSError):
+        laptop.sync()  # offline: the round is cut short
+    server.down = False
+    laptop.sync()
+    phone.sync()
+    assert server.items["i" + kept][1] is None and phone.titles() == []
 
 
 def test_a_full_store_never_stops_a_forget(server: FakeServer) -> None:
