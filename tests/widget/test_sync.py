@@ -303,18 +303,27 @@ def test_a_full_space_is_said_once_while_it_lasts_not_every_round(server: FakeSe
     assert len([alert for alert in heard.alerts if "full" in alert]) == 2
 
 
-def test_a_forget_stop_could_not_send_goes_when_the_same_code_syncs_again(
+def stopped_offline_after_a_forget(
     server: FakeServer,
-) -> None:
+) -> tuple[Device, Conversations, SyncedHistory, str]:
+    """A conversation from the phone, forgotten on a page that then stops syncing on a train:
+    its last round cannot send the forget. The page, its sync, and the code it had."""
     phone = Device(server)
     kept = phone.keep("Forget me everywhere")
     phone.sync()
     tab, synced, _ = synced_tab(server)
     code = run(synced.start_sync())["code"]
     run(tab.forget(kept))
-    server.down = True  # "Stop syncing" on a train: its last round cannot send the forget
+    server.down = True
     run(synced.stop_sync())
     server.down = False
+    return phone, tab, synced, code
+
+
+def test_a_forget_stop_could_not_send_goes_when_the_same_code_syncs_again(
+    server: FakeServer,
+) -> None:
+    phone, tab, synced, code = stopped_offline_after_a_forget(server)
     phone.sync()
     assert phone.titles() == ["Forget me everywhere 0"]  # not sent: still there
     run(synced.start_sync(code))  # the same code, later
@@ -325,21 +334,13 @@ def test_a_forget_stop_could_not_send_goes_when_the_same_code_syncs_again(
 def test_a_forget_stop_could_not_send_is_not_carried_to_another_code(
     server: FakeServer,
 ) -> None:
-    phone = Device(server)
-    kept = phone.keep("Forget me")
-    phone.sync()
-    tab, synced, _ = synced_tab(server)
-    run(synced.start_sync())
-    run(tab.forget(kept))
-    server.down = True
-    run(synced.stop_sync())
-    server.down = False
+    phone, tab, synced, _ = stopped_offline_after_a_forget(server)
     store = tab.keeper.history.store  # type: ignore[union-attr]
     assert any(":sync:forgot:" in key for key in store.data)  # waiting for that space
     run(synced.start_sync())  # a new code: another space, where that forget means nothing
     assert not any(":sync:forgot:" in key or ":sync:left" in key for key in store.data)
     phone.sync()
-    assert phone.titles() == ["Forget me 0"]
+    assert phone.titles() == ["Forget me everywhere 0"]
 
 
 def tabs_of_one_browser(server: FakeServer) -> list[tuple[Conversations, SyncedHistory]]:
