@@ -317,8 +317,18 @@ def test_a_full_space_is_refused_and_the_person_told(
         page.get_by_role("button", name="Sync devices").click()
         page.get_by_role("dialog", name="Sync devices").get_by_role("button", name="Done").click()
         expect(page.get_by_role("alert")).to_contain_text("Your synced history is full")
-        expect(page.get_by_role("status").filter(has_text="Not synced")).to_be_visible()
+        status = page.get_by_role("status").filter(has_text="Not synced")
+        expect(status).to_contain_text("Your synced history is full")  # the status says why
         expect(page.get_by_role("listitem")).to_have_count(1)  # kept here all the same
+        # The person goes on (a search clears the alert); the next round is refused again:
+        # not said again in an alert, and the status still says why.
+        page.get_by_role("searchbox", name="Search conversations").fill("larger")
+        expect(page.get_by_role("alert")).to_be_hidden()
+        page.evaluate("window.syncStates.length = 0")
+        cue(page)
+        page.wait_for_function("window.syncStates.includes('error')")
+        expect(page.get_by_role("alert")).to_be_hidden()
+        expect(status).to_contain_text("Your synced history is full")
         page.context.close()
     finally:
         small.stop()

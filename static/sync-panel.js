@@ -22,6 +22,7 @@ export const SYNC_STRINGS = {
   "sync.state.syncing": "Syncing\u2026",
   "sync.state.offline": "Offline: changes will sync later",
   "sync.state.error": "Not synced: see the message above",
+  "sync.state.refused": "Not synced: {reason}",
   "sync.state.off": "This device does not sync its history.",
   "sync.unavailable": "This chat server does not keep synced history.",
 };
@@ -37,9 +38,14 @@ export async function startSyncing({ host, client, page, t, act }) {
   const signal = ending.signal;
   const say = (/** @type {keyof SYNC_STRINGS} */ key) => (t(key) === key ? SYNC_STRINGS[key] : t(key));
   const panel = build(page, say);
-  const show = (/** @type {{offered: boolean, connected: boolean, state: string}} */ status) => {
+  /** @typedef {{offered: boolean, connected: boolean, state: string, reason?: import("./strings.js").Notice | null}} Status */
+  /** The state in words; a refusal with the server's reason, which outlasts its alert. @param {Status} status */
+  const stateText = (status) => !status.connected ? say("sync.state.off")
+    : status.state === "error" && status.reason ? say("sync.state.refused").replace("{reason}", t.notice(status.reason))
+    : say(/** @type {any} */ (`sync.state.${status.state}`));
+  const show = (/** @type {Status} */ status) => {
     panel.section.hidden = false;
-    panel.status.textContent = status.offered ? say(/** @type {any} */ (`sync.state.${status.connected ? status.state : "off"}`)) : say("sync.unavailable");
+    panel.status.textContent = status.offered ? stateText(status) : say("sync.unavailable");
     const managed = Boolean(host.syncKey);
     panel.devices.hidden = !status.offered || managed;
     panel.use.hidden = !status.offered || managed || status.connected;
@@ -49,7 +55,7 @@ export async function startSyncing({ host, client, page, t, act }) {
   show(status);
   const refresh = async () => show((status = await client.call("syncStatus")));
   client.addEventListener("sync", (/** @type {any} */ event) => {
-    status = { ...status, connected: event.detail.state !== "off", state: event.detail.state };
+    status = { ...status, connected: event.detail.state !== "off", state: event.detail.state, reason: event.detail.reason };
     show(status);
     host.dispatchEvent(new CustomEvent("chatkeep-sync", { detail: { state: event.detail.state }, bubbles: true, composed: true }));
   }, { signal });

@@ -20,6 +20,7 @@ from .key_value import KeyValue
 from .protocol import storage_key
 from .snapshots import from_dict
 from .sync_codes import grouped, new_code, read_code
+from .texts import Notice
 
 #: a change is sent this long after it was kept, so a burst of changes travels once
 AFTER_CHANGE_SECONDS = 1.5
@@ -71,7 +72,9 @@ class SyncedHistory:
         self._round = asyncio.Lock()
         self._soon: asyncio.Task[None] | None = None
         self._secret: str | None = None  # the one connected with
-        self._refused: str | None = None  # the server's refusal the person was last told
+        #: the server's refusal the person was last told, shown with the state until a round
+        #: goes through (the alert itself goes with the person's next action)
+        self._reason: Notice | None = None
         conversations.keeper.followers.append(self._changed_elsewhere)
 
     # -- operations --------------------------------------------------------------------------
@@ -82,8 +85,9 @@ class SyncedHistory:
             secret = await self._store.get(self._secret_key)
             if secret:
                 await self._connect(secret)
+        reason = self._reason if self.state == ERROR else None
         return {"offered": self.offered, "connected": self._syncer is not None,
-                "state": self.state}  # fmt: skip
+                "state": self.state, "reason": reason}  # fmt: skip
 
     async def start_sync(self, code: str | None = None) -> dict[str, Any]:
         """Connect with a code typed on this device, or a new one to show ("Sync devices");
@@ -142,9 +146,9 @@ class SyncedHistory:
             await syncer.sync()
         except WidgetError as exc:
             if exc.code in REFUSALS:
-                if exc.code != self._refused:  # said once while it lasts, not every round
-                    self.conversations.listener.alert(exc.notice())
-                self._refused = exc.code
+                if self._reason is None or self._reason["code"] != exc.code:
+                    self.conversations.listener.alert(exc.notice())  # once while it lasts
+                self._reason = exc.notice()
                 return self._set(ERROR)
             return self._set(OFFLINE)
         except Exception:
@@ -153,11 +157,11 @@ class SyncedHistory:
             self._applying = False
             if self.locks is not None:
                 self.locks.release(lock)
-        self._refused = None
+        self._reason = None
         self._set(SYNCED)
 
     def _leave(self) -> None:
-        self._syncer, self._secret, self._refused = None, None, None
+        self._syncer, self._secret, self._reason = None, None, None
         if self._history is not None:
             self._history.backed_up = lambda entry: False  # no longer sent anywhere
             self._history.forget_marks = no_marks
@@ -245,9 +249,10 @@ class SyncedHistory:
             raise WidgetError.said("sync_off")
 
     def _set(self, state: str) -> None:
+        """The state for the page (`sync` event), with `ERROR` the server's reason."""
         if state != self.state:
             self.state = state
-            self.emit("sync", {"state": state})
+            self.emit("sync", {"state": state, "reason": self._reason if state == ERROR else None})
 
 
 def _space_print(secret: str) -> str:

@@ -186,6 +186,7 @@ export default {
   "sync.state.syncing": "جارٍ المزامنة…",
   "sync.state.offline": "غير متصل: ستُزامَن التغييرات لاحقًا",
   "sync.state.error": "غير متزامن: انظر الرسالة أعلاه",
+  "sync.state.refused": "غير متزامن: {reason}",
   "sync.state.off": "هذا الجهاز لا يزامن سجله.",
   "sync.unavailable": "لا يحفظ خادم الدردشة هذا سجلًا متزامنًا.",
 };

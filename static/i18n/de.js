@@ -167,6 +167,7 @@ export default {
   "sync.state.syncing": "Wird synchronisiert …",
   "sync.state.offline": "Offline: Änderungen werden später synchronisiert",
   "sync.state.error": "Nicht synchronisiert: Siehe die Meldung oben",
+  "sync.state.refused": "Nicht synchronisiert: {reason}",
   "sync.state.off": "Dieses Gerät synchronisiert seinen Verlauf nicht.",
   "sync.unavailable": "Dieser Chat-Server bewahrt keinen synchronisierten Verlauf auf.",
   "error.bad_sync_code": "Das ist kein Sync-Code: Ein Sync-Code hat {length} Buchstaben und Ziffern, so wie das andere Gerät ihn zeigt.",

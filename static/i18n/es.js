@@ -174,6 +174,7 @@ export default {
   "sync.state.syncing": "Sincronizando…",
   "sync.state.offline": "Sin conexión: los cambios se sincronizarán más tarde",
   "sync.state.error": "Sin sincronizar: mira el mensaje de arriba",
+  "sync.state.refused": "Sin sincronizar: {reason}",
   "sync.state.off": "Este dispositivo no sincroniza su historial.",
   "sync.unavailable": "Este servidor de chat no guarda historial sincronizado.",
 };

@@ -174,6 +174,7 @@ export default {
   "sync.state.syncing": "Synchronisation…",
   "sync.state.offline": "Hors ligne : les changements seront synchronisés plus tard",
   "sync.state.error": "Non synchronisé : voir le message ci-dessus",
+  "sync.state.refused": "Non synchronisé : {reason}",
   "sync.state.off": "Cet appareil ne synchronise pas son historique.",
   "sync.unavailable": "Ce serveur de chat ne garde pas d’historique synchronisé.",
 };

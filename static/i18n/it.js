@@ -173,6 +173,7 @@ export default {
   "sync.state.syncing": "Sincronizzazione…",
   "sync.state.offline": "Offline: le modifiche verranno sincronizzate più tardi",
   "sync.state.error": "Non sincronizzata: vedi il messaggio qui sopra",
+  "sync.state.refused": "Non sincronizzata: {reason}",
   "sync.state.off": "Questo dispositivo non sincronizza la sua cronologia.",
   "sync.unavailable": "Questo server di chat non conserva una cronologia sincronizzata.",
 };

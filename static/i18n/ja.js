@@ -170,6 +170,7 @@ export default {
   "sync.state.syncing": "同期中…",
   "sync.state.offline": "オフライン：変更はあとで同期されます",
   "sync.state.error": "未同期：上のメッセージをご覧ください",
+  "sync.state.refused": "未同期：{reason}",
   "sync.state.off": "この端末は履歴を同期していません。",
   "sync.unavailable": "このチャットサーバーは同期履歴を保存していません。",
 };

@@ -174,6 +174,7 @@ export default {
   "sync.state.syncing": "Sincronizando…",
   "sync.state.offline": "Sem conexão: as alterações serão sincronizadas depois",
   "sync.state.error": "Não sincronizado: veja a mensagem acima",
+  "sync.state.refused": "Não sincronizado: {reason}",
   "sync.state.off": "Este aparelho não sincroniza o histórico.",
   "sync.unavailable": "Este servidor de chat não guarda histórico sincronizado.",
 };

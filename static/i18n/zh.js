@@ -170,6 +170,7 @@ export default {
   "sync.state.syncing": "正在同步…",
   "sync.state.offline": "离线：更改将稍后同步",
   "sync.state.error": "未同步：请查看上方的消息",
+  "sync.state.refused": "未同步：{reason}",
   "sync.state.off": "此设备不同步其历史记录。",
   "sync.unavailable": "此聊天服务器不保存同步的历史记录。",
 };

@@ -284,7 +284,8 @@ def test_a_full_space_is_said_once_while_it_lasts_not_every_round(server: FakeSe
     tab = Conversations(Session(), History(MemoryKeyValue()), ScriptedTransport(), listener=heard)
     run(tab.keeper.start())
     remote = SpaceFull(server)
-    synced = SyncedHistory(tab, remote, offered=True, emit=lambda kind, data: None)
+    shown: list[dict[str, Any]] = []
+    synced = SyncedHistory(tab, remote, offered=True, emit=lambda kind, data: shown.append(data))
     run(tab.import_all(json.dumps({"format": "chatkeep-history", "version": 1, "conversations": [
         {"version": 1, "id": "kept", "title": "Kept", "created": 1, "updated": 1,
          "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
@@ -294,9 +295,12 @@ def test_a_full_space_is_said_once_while_it_lasts_not_every_round(server: FakeSe
         run(synced.sync_now())
     full = [alert for alert in heard.alerts if "full" in alert]
     assert len(full) == 1 and synced.state == "error"
+    # The status says why for as long as it lasts (the alert goes with the next action).
+    assert shown[-1]["reason"]["code"] == "sync_space_full"
+    assert run(synced.sync_status())["reason"]["code"] == "sync_space_full"
     remote.full = False  # the person forgot some conversations elsewhere
     run(synced.sync_now())
-    assert synced.state == "synced"
+    assert synced.state == "synced" and shown[-1]["reason"] is None
     remote.full = True
     run(tab.pin("kept", True))
     run(synced.sync_now())  # full again, later: said again
