@@ -29,6 +29,8 @@ class FakeServer:
         #: the next write is kept but its answer never reaches the device (the connection
         #: dropped on the way back: a train, a lift, a phone put to sleep)
         self.lose_next_answer = False
+        #: the device and item of each answer lost so far
+        self.answers_lost: list[tuple[object, str]] = []
 
     def changes(self, since: int) -> list[tuple[str, int, str | None]]:
         return sorted(((i, r, d) for i, (r, d) in self.items.items() if r > since),
@@ -74,6 +76,7 @@ class FakeRemote:
     def _answer(self, pushed: Pushed) -> Pushed:
         if self.server.lose_next_answer:
             self.server.lose_next_answer = False
+            self.server.answers_lost.append((self, pushed.item))
             raise OSError("connection reset")
         return pushed
 
