@@ -187,21 +187,22 @@ class Syncer:
             return True  # this round deletes it there
         state.forgotten.pop(conversation, None)  # changed there after it was forgotten here
         local = self.history.entry(conversation)
+        stored = await self.history.peek(conversation) if local is not None else None  # (once)
         ours = None  # kept or continued here already (this device's own write, its answer or
         # note lost, or sync stopped and started again): nothing to merge, no copy to make
         if local is not None and (synced is None or state.changed_here(local)):
-            ours = await continued_here(self.history, local, snapshot, payload)
+            ours = await continued_here(self.history, local, stored, snapshot, payload)
         if ours is not None:
             state.items[conversation] = Synced(pulled.item, pulled.rev, ours)
             return True
         unchanged_here = local is None or not state.changed_here(local)
-        if unchanged_here and local is not None and await cut_short(self.history, local):
+        if unchanged_here and local is not None and await cut_short(self.history, local, stored):
             unchanged_here = False  # its newest turns exist only here
         taken = payload  # (or with a name or pin given here, to send back)
         if (
             local is not None
             and not unchanged_here
-            and (continued := await continues_ours(self.history, local, snapshot, payload))
+            and (continued := continues_ours(local, stored, snapshot, payload))
         ):
             (snapshot, taken), unchanged_here = continued, True
         if unchanged_here:
@@ -227,7 +228,9 @@ class Syncer:
             synced = state.items[conversation]
             local = self.history.entry(conversation)
             here = local is not None and local.rev != synced.local  # changed here since
-            if local is not None and (here or await cut_short(self.history, local)):
+            if local is not None and (
+                here or await cut_short(self.history, local, await self.history.peek(local.id))
+            ):
                 synced.rev = pulled.rev  # kept, and sent again over it
                 continue
             del state.items[conversation]

@@ -39,10 +39,9 @@ def snapshot_of(payload: dict[str, Any]) -> Snapshot | None:
         return None
 
 
-async def cut_short(history: History, entry: Entry) -> bool:
-    """The transcript is not what its meta lists: a batch of writes cut short (the page
-    closed between them). Kept again whole, so it counts, and is sent, as changed here."""
-    stored = await history.peek(entry.id)
+async def cut_short(history: History, entry: Entry, stored: dict[str, Any] | None) -> bool:
+    """The transcript `stored` is not what its meta lists: a batch of writes cut short (the
+    page closed between them). Kept again whole, so it counts, and is sent, as changed here."""
     if stored is None or entry.size < 0:
         return False
     if (len(stored.get("messages", ())), stored.get("updated")) == (entry.size, entry.updated):
@@ -54,7 +53,11 @@ async def cut_short(history: History, entry: Entry) -> bool:
 
 
 async def continued_here(
-    history: History, entry: Entry, there: Snapshot, payload: dict[str, Any]
+    history: History,
+    entry: Entry,
+    stored: dict[str, Any] | None,
+    there: Snapshot,
+    payload: dict[str, Any],
 ) -> str | None:
     """Whether the version `there` is one the conversation kept here continues: every
     message of it is here, in order, at the start. It is then this device's own write heard
@@ -64,8 +67,8 @@ async def continued_here(
     when its own version is still to be sent over that one.
 
     A name or a pin given there, and none here, is taken: a rename or a pin elsewhere is not
-    lost to a turn added here (`_two_names`: not when both have a name)."""
-    stored = await history.peek(entry.id)
+    lost to a turn added here (`_two_names`: not when both have a name). `stored` is the
+    transcript kept here."""
     if stored is None:
         return None
     theirs, ours = list(there.messages), list(stored.get("messages", ()))
@@ -86,15 +89,14 @@ async def continued_here(
     return entry.rev if same and len(ours) == len(theirs) else ""
 
 
-async def continues_ours(
-    history: History, entry: Entry, there: Snapshot, payload: dict[str, Any]
+def continues_ours(
+    entry: Entry, stored: dict[str, Any] | None, there: Snapshot, payload: dict[str, Any]
 ) -> tuple[Snapshot, dict[str, Any]] | None:
     """Whether the version `there` holds every message kept here, in order, and more: another
     device continued the conversation this one holds, though this device cannot tell it
     unchanged since (it lost its note, or stopped syncing and started again). It is then
     taken, not copied: what to keep, the name or pin given here and none there kept on it
     (a new payload then, to send back). None when not (nor with `_two_names`)."""
-    stored = await history.peek(entry.id)
     if stored is None:
         return None
     ours, theirs = list(stored.get("messages", ())), list(there.messages)
