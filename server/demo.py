@@ -26,7 +26,6 @@ IN_WORD = re.compile(r"\bin\s+", re.IGNORECASE)
 NOT_IN_A_CITY = re.compile(r"[^\w' -]")
 CITY_START = re.compile(r"[A-Za-zÀ-ÿ]")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-CELSIUS_AFTER = re.compile(r"\s*°?\s*C\b")
 TITLE_REQUEST = "Write a title for this conversation"
 
 
@@ -154,12 +153,33 @@ def _judge_temperature(messages: Sequence[dict[str, Any]]) -> str:
 
 def _temperature(text: str) -> tuple[str, str] | None:
     """The first "<number> °C" in a text: its number and how it was written. Numbers first,
-    then what follows each: one pattern for both backtracks over a long run of digits (a
-    100 KB tool message held the event loop for 10 s)."""
+    then the unit after each, read by hand: a pattern for the unit (`\\s*°?\\s*C`) tries
+    every split of a run of spaces, so one digit and 60,000 spaces held the event loop for 6 s
+    (and `re` holds the GIL: a thread does not help)."""
     for number in NUMBER.finditer(text):
-        if unit := CELSIUS_AFTER.match(text, number.end()):
-            return number.group(), text[number.start() : unit.end()]
+        if (end := _celsius_end(text, number.end())) is not None:
+            return number.group(), text[number.start() : end]
     return None
+
+
+def _celsius_end(text: str, start: int) -> int | None:
+    """Where " °C" that starts at `start` ends (spaces, an optional degree sign, spaces, a C
+    that ends a word), or None: one look at each character."""
+    at = _after_spaces(text, start)
+    if text.startswith("°", at):
+        at = _after_spaces(text, at + 1)
+    if not text.startswith("C", at):
+        return None
+    after = at + 1
+    if after < len(text) and (text[after].isalnum() or text[after] == "_"):
+        return None  # "Celsius", "CO2": not the unit on its own
+    return after
+
+
+def _after_spaces(text: str, at: int) -> int:
+    while at < len(text) and text[at].isspace():
+        at += 1
+    return at
 
 
 def _title_for(text: str) -> str:

@@ -25,6 +25,9 @@ def hostile_demo_bodies() -> list[dict[str, Any]]:
     return [
         _body(digits, _user("Is it warm?")),  # the temperature: a run of digits, no unit
         _body({**digits, "content": "1 " * (SIZE // 2)}, _user("Is it cold?")),
+        # one digit, spaces and a letter: each split of the spaces tried for " °C" (6 s at 60,000)
+        _body({**digits, "content": "1" + " " * SIZE + "x"}, _user("Is it warm?")),
+        _body({**digits, "content": "1" + " " * 60_000 + "x"}, _user("Is it warm?")),
         _body(_user("my name is " + " " * SIZE + ".")),
         _body(_user("my name is " * (SIZE // 11))),
         _body(_user("my name is X" + " Y" * (SIZE // 2) + "!")),

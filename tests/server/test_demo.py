@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from localclient import TestClient
 
 from server import create_app
@@ -49,6 +50,22 @@ def test_it_judges_a_stored_temperature() -> None:
         "content": "22°C and sunny",
     }
     assert "22°C is warm" in demo_reply([result, user("Is that warm?")]).text
+
+
+@pytest.mark.parametrize(
+    ("report", "judged"),
+    [("22°C", "22°C is warm"), ("22 ° C", "22 ° C is warm"), ("8\tC.", "8\tC is cold"),
+     ("-3 °C", "-3 °C is cold"), ("14C", "14C is mild")],
+)  # fmt: skip
+def test_it_reads_every_spelling_of_degrees_celsius(report: str, judged: str) -> None:
+    result = {"role": "tool", "tool_call_id": "c", "name": "get_weather", "content": report}
+    assert judged in demo_reply([result, user("Is that warm?")]).text
+
+
+@pytest.mark.parametrize("report", ["22 Celsius", "7 CO2", "5 °F", "1" + " " * 60_000 + "x"])
+def test_a_number_without_degrees_celsius_is_no_temperature(report: str) -> None:
+    result = {"role": "tool", "tool_call_id": "c", "name": "get_weather", "content": report}
+    assert "no temperature" in demo_reply([result, user("Is that warm?")]).text
 
 
 def test_it_is_deterministic() -> None:
