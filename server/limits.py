@@ -35,7 +35,9 @@ async def _read_body(request: Request, limit: int) -> bytes:
     too_large = APIError.said(413, "body_too_large", limit=f"{limit:,}")
     declared = request.headers.get("content-length")
     if declared is not None and (
-        not (declared.isascii() and declared.isdigit()) or int(declared) > limit
+        not (declared.isascii() and declared.isdigit())
+        or len(declared.lstrip("0")) > 18
+        or int(declared) > limit
     ):
         raise too_large
     chunks: list[bytes] = []

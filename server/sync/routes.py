@@ -24,13 +24,13 @@ from .store import Conflict, OverQuota, SyncStore
 #: a space: at least 128 bits in Base64url; an item: any short name of the browser's
 SPACE = re.compile(r"[A-Za-z0-9_-]{22,64}")
 ITEM = re.compile(r"[A-Za-z0-9_-]{1,64}")
-REVISION = re.compile(r'(?:W/)?"?(\d{1,18})"?')
+REVISION = re.compile(r'(?:W/)?"?([0-9]{1,18})"?')  # ASCII digits: "²" is a `\d` too
 
 
 async def changes(request: Request) -> Response:
     store, space = await _admitted(request)
     since = request.query_params.get("since", "0")
-    if not since.isdigit() or len(since) > 18:
+    if not (since.isascii() and since.isdigit()) or len(since) > 18:  # "²" is a digit too
         raise APIError(400, "since must be a revision number (0 for everything)", "bad_since")
     page = await _guarded(store.changes(space, int(since)))
     items = [{"id": i.id, "rev": i.rev, "data": _text(i.data)} for i in page.items]
