@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .errors import WidgetError
 from .history import Entry, History
 from .ids import new_id
 from .key_value import Change, Conflict, KeyValue, StorageFull
@@ -47,6 +48,9 @@ from .texts import Notice, notice
 OTHER_DEVICE = " (other device)"
 #: rounds in a row while other devices keep writing first
 MAX_ROUNDS = 3
+#: pages one round reads at most (the rest waits for the next round): a server that always
+#: says there is more cannot hold a round, nor "Stop syncing" waiting for it, for ever
+MAX_PAGES = 100
 
 
 @dataclass(frozen=True)
@@ -152,8 +156,10 @@ class Syncer:
         unreadable = 0
         waiting: list[int] = []
         raced: list[int] = []  # another tab wrote it meanwhile: the next round merges
-        while True:
+        for _ in range(MAX_PAGES):
             page = await self.remote.pull(state.cursor)
+            if page.more and page.cursor <= state.cursor:
+                raise WidgetError.said("sync_stalled")  # more, from where it was: a loop
             for pulled in page.items:
                 if not pulled.readable:
                     unreadable += 1
@@ -165,7 +171,7 @@ class Syncer:
                             waiting.append(pulled.rev)
                     except Conflict:
                         raced.append(pulled.rev)
-            state.cursor = page.cursor
+            state.cursor = max(state.cursor, page.cursor)  # (a cursor never goes back)
             if not page.more:
                 break
         state.cursor = min([state.cursor, *(rev - 1 for rev in waiting + raced)])

@@ -60,6 +60,8 @@ TEXTS = {
     "was left out.",
     "sync_storage_full": "This browser's storage is full, so a conversation changed on another "
     "device waits on the server. Forget or export some conversations here to make room for it.",
+    "sync_stalled": "The sync server kept saying more changes were waiting without sending "
+    "any, so this round stopped. Changes sync later.",
     "storage_full": "This conversation is too large for this browser's storage. It stays open "
     "here, but it will not be kept after you close the page.",
     "storage_full_of_pins": "This browser's storage is full of pinned conversations. Unpin or "

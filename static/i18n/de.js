@@ -174,5 +174,6 @@ export default {
   "error.sync_unreadable": "{count} synchronisierte Gespräche ließen sich mit diesem Sync-Code nicht lesen und wurden ausgelassen.",
   "error.sync_unreadable_one": "Ein synchronisiertes Gespräch ließ sich mit diesem Sync-Code nicht lesen und wurde ausgelassen.",
   "error.sync_storage_full": "Der Speicher dieses Browsers ist voll, daher wartet ein auf einem anderen Gerät geändertes Gespräch auf dem Server. Vergiss oder exportiere hier einige Gespräche, um Platz dafür zu schaffen.",
+  "error.sync_stalled": "Der Sync-Server meldete immer wieder weitere Änderungen, ohne welche zu senden, daher wurde diese Runde beendet. Änderungen werden später synchronisiert.",
   "error.sync_key_short": "Der Sync-Schlüssel der Seite ist zu kurz, um einen Verlauf sicher aufzubewahren: Er braucht mindestens 16 Zeichen.",
 };

@@ -123,6 +123,7 @@ export default {
   "error.sync_unreadable": "{count} conversaciones sincronizadas no se pudieron leer con este código y se dejaron fuera.",
   "error.sync_unreadable_one": "Una conversación sincronizada no se pudo leer con este código y se dejó fuera.",
   "error.sync_storage_full": "El almacenamiento de este navegador está lleno, así que una conversación cambiada en otro dispositivo espera en el servidor. Olvida o exporta algunas conversaciones aquí para hacerle sitio.",
+  "error.sync_stalled": "El servidor de sincronización decía una y otra vez que había más cambios sin enviar ninguno, así que esta ronda se detuvo. Los cambios se sincronizarán más tarde.",
   "error.sync_key_short": "La clave de sincronización del sitio es demasiado corta para proteger un historial: necesita al menos 16 caracteres.",
   "error.sync_off": "Este servidor de chat no guarda historial sincronizado.",
   "error.sync_conflict": "Esta conversación ha cambiado mientras tanto en otro dispositivo.",

@@ -123,6 +123,7 @@ export default {
   "error.sync_unreadable": "{count} conversations synchronisées n’ont pas pu être lues avec ce code et ont été laissées de côté.",
   "error.sync_unreadable_one": "Une conversation synchronisée n’a pas pu être lue avec ce code et a été laissée de côté.",
   "error.sync_storage_full": "Le stockage de ce navigateur est plein : une conversation modifiée sur un autre appareil attend donc sur le serveur. Oubliez ou exportez quelques conversations ici pour lui faire de la place.",
+  "error.sync_stalled": "Le serveur de synchronisation annonçait sans cesse d’autres changements sans en envoyer aucun : cette synchronisation s’est arrêtée. Les changements seront synchronisés plus tard.",
   "error.sync_key_short": "La clé de synchronisation du site est trop courte pour protéger un historique : il lui faut au moins 16 caractères.",
   "error.sync_off": "Ce serveur de chat ne garde pas d’historique synchronisé.",
   "error.sync_conflict": "Cette conversation a été modifiée entre-temps sur un autre appareil.",

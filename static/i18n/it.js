@@ -122,6 +122,7 @@ export default {
   "error.sync_unreadable": "{count} conversazioni sincronizzate non si sono potute leggere con questo codice e sono state escluse.",
   "error.sync_unreadable_one": "Una conversazione sincronizzata non si è potuta leggere con questo codice ed è stata esclusa.",
   "error.sync_storage_full": "Lo spazio di questo browser è pieno, quindi una conversazione modificata su un altro dispositivo attende sul server. Dimentica o esporta alcune conversazioni qui per farle spazio.",
+  "error.sync_stalled": "Il server di sincronizzazione continuava a dire che c’erano altre modifiche senza inviarne nessuna, quindi questo giro si è fermato. Le modifiche si sincronizzeranno più tardi.",
   "error.sync_key_short": "La chiave di sincronizzazione del sito è troppo corta per proteggere una cronologia: servono almeno 16 caratteri.",
   "error.sync_off": "Questo server di chat non conserva una cronologia sincronizzata.",
   "error.sync_conflict": "Nel frattempo questa conversazione è cambiata su un altro dispositivo.",

@@ -123,6 +123,7 @@ export default {
   "error.sync_unreadable": "{count} conversas sincronizadas não puderam ser lidas com este código e ficaram de fora.",
   "error.sync_unreadable_one": "Uma conversa sincronizada não pôde ser lida com este código e ficou de fora.",
   "error.sync_storage_full": "O armazenamento deste navegador está cheio, então uma conversa alterada em outro dispositivo aguarda no servidor. Esqueça ou exporte algumas conversas aqui para abrir espaço para ela.",
+  "error.sync_stalled": "O servidor de sincronização continuava dizendo que havia mais alterações sem enviar nenhuma, então esta rodada parou. As alterações serão sincronizadas mais tarde.",
   "error.sync_key_short": "A chave de sincronização do site é curta demais para proteger um histórico: ela precisa de pelo menos 16 caracteres.",
   "error.sync_off": "Este servidor de chat não guarda histórico sincronizado.",
   "error.sync_conflict": "Esta conversa mudou em outro aparelho nesse meio-tempo.",

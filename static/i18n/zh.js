@@ -119,6 +119,7 @@ export default {
   "error.sync_unreadable": "有 {count} 个同步的对话无法用此同步码读取，已被略过。",
   "error.sync_unreadable_one": "有 1 个同步的对话无法用此同步码读取，已被略过。",
   "error.sync_storage_full": "此浏览器的存储空间已满，因此在另一台设备上更改的对话正在服务器上等待。请在这里删除或导出一些对话，为它腾出空间。",
+  "error.sync_stalled": "同步服务器一直说还有更多更改，却没有发送任何内容，因此本轮同步已停止。更改将在稍后同步。",
   "error.sync_key_short": "网站的同步密钥太短，无法安全地保存历史记录：至少需要 16 个字符。",
   "error.sync_off": "此聊天服务器不保存同步的历史记录。",
   "error.sync_conflict": "这段对话在此期间已在另一台设备上被修改。",

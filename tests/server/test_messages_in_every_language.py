@@ -179,10 +179,12 @@ def said_by_sync(folder: Path) -> list[Any]:
 
 def said_about_sync() -> list[Notice]:
     """What synced history says in the widget: a mistyped code, items that fail their tag,
-    a site's key too short, no room here for another device's version."""
+    a site's key too short, no room here for another device's version, a server whose
+    pages never end."""
     return [caught(lambda: read_code("ABCD-EFGH")), notice("sync_unreadable", count=2),
             notice("sync_unreadable_one"), notice("sync_storage_full"),
-            WidgetError.said("sync_key_short").notice()]  # fmt: skip
+            WidgetError.said("sync_key_short").notice(),
+            WidgetError.said("sync_stalled").notice()]  # fmt: skip
 
 
 def said_by_tokens() -> list[Notice]:

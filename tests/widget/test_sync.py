@@ -16,7 +16,7 @@ from widget.history import History
 from widget.key_value import MemoryKeyValue, StorageFull
 from widget.protocol import storage_key
 from widget.snapshots import from_dict
-from widget.sync import OTHER_DEVICE, Pushed
+from widget.sync import MAX_PAGES, MAX_ROUNDS, OTHER_DEVICE, Page, Pushed
 from widget.sync_codes import new_code
 from widget.sync_state import SyncState
 from widget.synced import SyncedHistory
@@ -823,3 +823,42 @@ def test_the_state_survives_a_reload_and_unreadable_state_starts_over() -> None:
     state = SyncState(7, {}, {"c": ("i", 3)})
     assert SyncState.from_json(state.to_json()) == state
     assert SyncState.from_json("{not json") == SyncState()
+
+
+class EndlessPages(FakeRemote):
+    """A server that always says more changes wait: from the same cursor (`moving` False), or
+    one revision further each page with nothing in it."""
+
+    def __init__(self, server: FakeServer, *, moving: bool) -> None:
+        super().__init__(server)
+        self.moving = moving
+        self.pages = 0
+
+    async def pull(self, since: int) -> Page:
+        self.pages += 1
+        return Page([], since + 1 if self.moving else since, more=True)
+
+
+@pytest.mark.parametrize("moving", [False, True])
+def test_a_server_that_always_has_more_cannot_hold_a_round_or_stop_syncing(
+    server: FakeServer, moving: bool
+) -> None:
+    """A server answering `more: true` without moving its cursor looped a round for ever, and
+    "Stop syncing", which waits for the round, waited for ever too."""
+    heard = Heard()
+    tab = Conversations(Session(), History(MemoryKeyValue()), ScriptedTransport(), listener=heard)
+    run(tab.keeper.start())
+    remote = EndlessPages(server, moving=moving)
+    shown: list[dict[str, Any]] = []
+    synced = SyncedHistory(tab, remote, offered=True, emit=lambda kind, data: shown.append(data))
+    run(tab.send("Kept here"))
+    run(synced.start_sync())
+    run(synced.sync_now())
+    assert remote.pages <= 2 * MAX_ROUNDS * MAX_PAGES
+    if moving:  # a long way to go: this round took its share, the next takes more
+        assert synced.state == "synced" and not [a for a in heard.alerts if "kept saying" in a]
+    else:  # said once, and in the status while it lasts
+        assert synced.state == "error" and shown[-1]["reason"]["code"] == "sync_stalled"
+        assert len([alert for alert in heard.alerts if "kept saying" in alert]) == 1
+    run(synced.stop_sync())
+    assert synced.state == "off" and [e["title"] for e in listing(tab)]
