@@ -2,8 +2,9 @@
 # Every step is a file target, so a second run does only what changed.
 
 SHELL := /bin/bash
-HOST ?= 127.0.0.1
-PORT ?= 8000
+# A CHATKEEP_* setting in the environment beats the defaults below (flags beat the environment).
+HOST ?= $(or $(CHATKEEP_HOST),127.0.0.1)
+PORT ?= $(or $(CHATKEEP_PORT),8000)
 
 # Pyodide 0.29.5 runs Python 3.13: the wheel must be py-compiled by the same version.
 PYTHON313 := $(shell for c in python3.13 "$$(pyenv prefix 3.13 2>/dev/null)/bin/python3" \
@@ -38,7 +39,7 @@ ENGINES_STAMP := build/.engines
 setup: $(VENV)/.stamp static/node_modules/.package-lock.json $(WHEEL) $(RUNTIME)/.stamp $(PYPDF) $(PYTHON_ZIP) $(MINIFIED)
 
 # Synced history on by default here: an SQLite file in the git-ignored data folder.
-SYNC_STORE ?= sqlite:///$(CURDIR)/data/sync.db
+SYNC_STORE ?= $(or $(CHATKEEP_SYNC_STORE),sqlite:///$(CURDIR)/data/sync.db)
 serve: setup
 	$(PY) -m server --host $(HOST) --port $(PORT) --sync-store $(SYNC_STORE)
 

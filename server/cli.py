@@ -18,7 +18,7 @@ import uvicorn
 from .app import SETTINGS_VARIABLE, create_app
 from .errors import SettingsError
 from .metrics import MULTIPROCESS_VARIABLE
-from .settings import load_settings
+from .settings import Settings, load_settings
 from .tracing import make_tracer
 from .usage import read_day, table, today
 
@@ -27,6 +27,14 @@ USAGE = """usage: chatkeep serve [--host HOST] [--port PORT] [--upstream URL] [-
 
 Serves the Chatkeep demo page, the widget and the model proxy; or prints a day's spend.
 Run "chatkeep serve --help" for every setting."""
+
+TRUSTING_EVERY_PROXY = (
+    "chatkeep: warning: --forwarded-allow-ips '*' believes the left-most X-Forwarded-For "
+    "address of every request. That is safe only when every request comes through a proxy "
+    "that replaces the header; one that appends to it (nginx's "
+    "$proxy_add_x_forwarded_for) lets each client choose its identity, and so its rate limit "
+    "and budget. Name the proxy's address instead (see docs/deployment.md)."
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -52,6 +60,8 @@ def serve(argv: Sequence[str]) -> int:
         return 2
     if settings.uses_demo_model:
         print("chatkeep: no upstream configured, answering with the built-in demo model")
+    for warning in start_warnings(settings):
+        print(warning, file=sys.stderr)
     # Chatkeep reads X-Forwarded-For itself, from the proxies --forwarded-allow-ips names;
     # uvicorn's own reading would trust 127.0.0.1 and hand any local client a fresh address.
     if settings.workers > 1:
@@ -70,6 +80,11 @@ def serve(argv: Sequence[str]) -> int:
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info",
                 proxy_headers=False)  # fmt: skip
     return 0
+
+
+def start_warnings(settings: Settings) -> list[str]:
+    """What the operator is told at start: settings that work, but rarely as meant."""
+    return [TRUSTING_EVERY_PROXY] if settings.trusts_every_proxy else []
 
 
 def usage(argv: Sequence[str]) -> int:

@@ -51,6 +51,8 @@ class Settings:
     #: `GET /metrics` (Prometheus), and the Bearer token it wants (None: none)
     metrics: bool = False
     metrics_token: str | None = field(default=None, repr=False)
+    #: `/metrics` without a token on an address others reach (the operator says so)
+    metrics_public: bool = False
     #: "text" (uvicorn's access log) or "json" (one JSON line per request)
     log_format: str = "text"
     #: OpenTelemetry spans for upstream calls (server/tracing.py)
@@ -106,10 +108,30 @@ class Settings:
                     raise SettingsError(
                         f"--forwarded-allow-ips: {proxy!r} is not an IP address or network"
                     ) from exc
+        self._check_metrics()
         if self.log_format not in ("text", "json"):
             raise SettingsError(f"--log-format must be text or json, not {self.log_format!r}")
         if self.rate_limit < 0 or self.upstream_timeout <= 0:
             raise SettingsError("rate_limit must be 0 or more and upstream_timeout above 0")
+
+    def _check_metrics(self) -> None:
+        """An empty token left `/metrics` open, and so did `--metrics` on a public address."""
+        if self.metrics_token is not None and not self.metrics_token.strip():
+            raise SettingsError(
+                "--metrics-token / CHATKEEP_METRICS_TOKEN is empty, which would leave /metrics "
+                "open: give a token, or leave the setting out"
+            )
+        if self.metrics and self.metrics_token is None and not self.metrics_public \
+                and not is_loopback(self.host):  # fmt: skip
+            raise SettingsError(
+                f"--metrics on {self.host}, an address other machines reach, needs a token: "
+                "set CHATKEEP_METRICS_TOKEN (or --metrics-token). To serve /metrics without "
+                "one (a private network, a firewall), add --metrics-public"
+            )
+
+    @property
+    def trusts_every_proxy(self) -> bool:
+        return "*" in self.forwarded_allow_ips
 
     def to_json(self) -> str:
         """The settings as JSON, for worker processes started by uvicorn (see `from_json`)."""
@@ -168,6 +190,16 @@ class Option:
     repeatable: bool = False
     #: a flag without a value (`--metrics`); its variable takes 1/true/yes or 0/false/no
     switch: bool = False
+
+
+def is_loopback(host: str) -> bool:
+    """Whether only this machine reaches `host` (`localhost`, 127.0.0.0/8, ::1)."""
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve to any address
 
 
 def _flag(value: str) -> bool:
@@ -237,6 +269,9 @@ OPTIONS: tuple[Option, ...] = (
            "serve GET /metrics in Prometheus's format (off by default)", _flag, switch=True),
     Option("metrics_token", "--metrics-token", "CHATKEEP_METRICS_TOKEN",
            "GET /metrics wants this Bearer token (prefer the environment)"),
+    Option("metrics_public", "--metrics-public", "CHATKEEP_METRICS_PUBLIC",
+           "serve /metrics without a token on an address other machines reach", _flag,
+           switch=True),
     Option("log_format", "--log-format", "CHATKEEP_LOG_FORMAT",
            "text (uvicorn's access log) or json (one line per request, no secrets)"),
     Option("otel", "--otel", "CHATKEEP_OTEL",
@@ -277,6 +312,8 @@ def load_settings(
                 values[option.name] = option.parse(raw)
             elif environ.get(option.env, "").strip():
                 values[option.name] = option.parse(environ[option.env].strip())
+            elif option.name == "metrics_token" and option.env in environ:
+                values[option.name] = ""  # set but blank: refused, never an open /metrics
         except ValueError as exc:
             raise SettingsError(f"{option.flag} / {option.env}: {exc}") from exc
     if values.get("config"):

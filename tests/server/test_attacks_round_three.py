@@ -1,8 +1,12 @@
 """The third round of attacks on the server, each written as the attack: numbers and digits no
-code expected (a 500 before), ..."""
+code expected (a 500 before), and the operator's footguns (an open /metrics, a Makefile flag
+over the environment, trusting every proxy)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import httpx
@@ -10,7 +14,10 @@ import pytest
 from localclient import TestClient
 from upstreams import Upstream, chat, make_client
 
-from server import Settings, create_app
+from server import Settings, SettingsError, create_app, load_settings
+from server.cli import start_warnings
+
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 SPACE = "S" * 43
 
@@ -73,3 +80,54 @@ def test_an_ordinary_number_still_goes(runtime_dir: Path) -> None:
         response = http.post("/api/chat/completions", json=chat(temperature=0.5, seed=12))
     assert response.status_code == 200, response.text
     assert b'"temperature": 0.5' in seen[0] or b'"temperature":0.5' in seen[0]
+
+
+# -- the operator's footguns --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "environ"),
+    [(["--metrics", "--metrics-token", ""], {}), (["--metrics-token", " "], {}),
+     (["--metrics"], {"CHATKEEP_METRICS_TOKEN": ""})],
+)  # fmt: skip
+def test_an_empty_metrics_token_is_refused_at_start(
+    argv: list[str], environ: dict[str, str]
+) -> None:
+    """It left /metrics open to anyone, with the operator believing it was guarded."""
+    with pytest.raises(SettingsError, match="empty, which would leave /metrics open"):
+        load_settings(argv, environ)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10", "chat.example"])
+def test_metrics_on_an_address_others_reach_need_a_token(host: str) -> None:
+    with pytest.raises(SettingsError, match=r"needs a token.*--metrics-public"):
+        load_settings(["--metrics", "--host", host], {})
+    assert load_settings(["--metrics", "--host", host, "--metrics-public"], {}).metrics
+    assert load_settings(["--metrics", "--host", host], {"CHATKEEP_METRICS_TOKEN": "t0k"}).metrics
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "::1", "localhost"])
+def test_metrics_on_this_machine_alone_need_no_token(host: str) -> None:
+    assert load_settings(["--metrics", "--host", host], {}).metrics
+
+
+def test_trusting_every_proxy_is_warned_of_at_start() -> None:
+    assert start_warnings(load_settings([], {})) == []
+    [warning] = start_warnings(load_settings(["--forwarded-allow-ips", "*"], {}))
+    assert "choose its identity" in warning and "docs/deployment.md" in warning
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_serve_honours_the_settings_in_the_environment() -> None:
+    """`CHATKEEP_SYNC_STORE=postgresql://… make serve` kept conversations in the checkout's
+    SQLite file: the Makefile's own flag beat the environment."""
+    environ = {**os.environ, "CHATKEEP_SYNC_STORE": "postgresql://kept@db.example/chat",
+               "CHATKEEP_HOST": "0.0.0.0", "CHATKEEP_PORT": "9123"}  # fmt: skip
+    for name in ("HOST", "PORT", "SYNC_STORE"):
+        environ.pop(name, None)
+    ran = subprocess.run(["make", "-n", "serve"], cwd=REPOSITORY, env=environ, text=True,
+                         capture_output=True, check=True)  # fmt: skip
+    command = ran.stdout.strip().splitlines()[-1]
+    assert command.endswith(
+        "-m server --host 0.0.0.0 --port 9123 --sync-store postgresql://kept@db.example/chat"
+    )
