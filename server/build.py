@@ -43,6 +43,8 @@ class Build:
         self.static_dir = static_dir
         self.runtime_dir = runtime_dir
         self._files: list[tuple[str, Path]] = []
+        #: the names whose bytes the digest covers (and so may be kept a year)
+        self._covered: frozenset[str] = frozenset()
         self._signature: tuple[tuple[str, int, int], ...] | None = None
         self._digest = ""
         self._checked = float("-inf")
@@ -58,6 +60,14 @@ class Build:
         """24 hex digits of the SHA-256 over every asset's name and bytes."""
         self._refresh()
         return self._digest
+
+    def covers(self, name: str) -> bool:
+        """Whether the digest covers the bytes served for `name` (its `.gz` copy included):
+        only those may be kept a year under it. A source map, the type declarations or the
+        standard library's zip are served under the digest too, but their bytes may change
+        without it."""
+        self._refresh()
+        return name in self._covered
 
     def minified(self, name: str) -> Path | None:
         """The minified copy of a script of the static folder (or its map), if it is current."""
@@ -96,17 +106,21 @@ class Build:
         bundle = self.minified(BUNDLE)
         if bundle:
             files.append((BUNDLE, bundle))
+        # A file's precompressed copy is what most browsers get: the digest covers it too.
+        covered = [*files, *((name + ".gz", gz) for name, path in files
+                             if (gz := path.with_name(path.name + ".gz")).is_file())]  # fmt: skip
         signature = tuple(
             (name, stat.st_size, stat.st_mtime_ns)
-            for name, stat in ((name, path.stat()) for name, path in files)
+            for name, stat in ((name, path.stat()) for name, path in covered)
         )
         if signature == self._signature:
             return
         digest = hashlib.sha256()
-        for name, path in files:
+        for name, path in covered:
             with path.open("rb") as file:
                 digest.update(f"{name}\0".encode() + hashlib.file_digest(file, "sha256").digest())
         self._files, self._signature, self._digest = files, signature, digest.hexdigest()[:24]
+        self._covered = frozenset(name for name, _ in files)
 
 
 class VersionedAssets:
@@ -128,8 +142,13 @@ class VersionedAssets:
         response = await assets.get_response(path, request.scope)
         # A page of an older build (open across a deploy) is answered with what there is now,
         # but never told to keep it: that URL's bytes are not the ones its name promised.
-        if request.path_params["build"] == digest:
+        # So is a file whose bytes the digest does not cover (a map, the type declarations).
+        if request.path_params["build"] == digest and self.build.covers(
+            request.path_params["path"]
+        ):
             response.headers["cache-control"] = IMMUTABLE
+        else:
+            response.headers["cache-control"] = "no-cache"
         return response
 
 

@@ -3,6 +3,7 @@ names the digest is asked again on each load, and a new build is a new name."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import time
 from pathlib import Path
@@ -151,3 +152,36 @@ def test_the_entry_loads_the_bundle_while_it_is_current_and_the_modules_after_an
     assert not any(name.endswith("/bundle.js") for name in edited_manifest["files"])
     assert f'import "./v/{edited_digest}/worker-start.js";' in edited_entry
     assert f'export {{ ChatWidget }} from "./v/{edited_digest}/chat-widget.js";' in edited_entry
+
+
+def test_only_bytes_the_digest_covers_are_kept_a_year(
+    site: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `.gz` copy, the type declarations, a source map and the standard library's zip were
+    served `immutable` under a digest that did not cover their bytes: a browser kept a stale
+    copy for a year."""
+    static, runtime = site
+    monkeypatch.setattr("server.build.RECHECK", 0.0)
+    (static / "chat-widget.d.ts").write_text("export {};\n")
+    (runtime / "pyodide" / "python_stdlib.zip").write_bytes(b"PK stdlib")
+    (runtime / "pyodide" / "widget_python.zip.gz").write_bytes(gzip.compress(b"PK python"))
+    newer_copy(site, "client.js.map", '{"version": 3}')
+    build = Build(static, runtime)
+    before = build.digest()
+    with client(site) as http:
+        digest = http.get("/static/offline.json").json()["build"]
+        kept = {
+            path: http.get(f"/static/v/{digest}/{path}").headers["cache-control"]
+            for path in ("client.js", "runtime/pyodide/widget_python.zip", "chat-widget.d.ts",
+                         "client.js.map", "runtime/pyodide/python_stdlib.zip")
+        }  # fmt: skip
+        zipped = http.get(f"/static/v/{digest}/runtime/pyodide/widget_python.zip",
+                          headers={"accept-encoding": "gzip"})  # fmt: skip
+    assert kept == {"client.js": IMMUTABLE, "runtime/pyodide/widget_python.zip": IMMUTABLE,
+                    "chat-widget.d.ts": "no-cache", "client.js.map": "no-cache",
+                    "runtime/pyodide/python_stdlib.zip": "no-cache"}  # fmt: skip
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert zipped.headers["cache-control"] == IMMUTABLE
+    # The .gz copy rebuilt alone (another compressor, a partial copy): a new build.
+    (runtime / "pyodide" / "widget_python.zip.gz").write_bytes(gzip.compress(b"PK python", 1))
+    assert build.digest() != before
