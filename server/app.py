@@ -19,6 +19,7 @@ from starlette.routing import Mount, Route
 from .access_log import hide_turn_ids
 from .assets import Assets
 from .build import Build, Entry, VersionedAssets
+from .client_ids import ClientIds
 from .clients import ClientIdentity
 from .counters import Counters, LocalCounters, RedisCounters, redis_client
 from .demo import DemoTransport
@@ -130,6 +131,7 @@ def create_app(
     app.state.tracer = make_tracer(tracer_provider) if settings.otel else None
     app.state.upstream = upstream
     app.state.identity = ClientIdentity(settings.forwarded_allow_ips, settings.client_secret)
+    app.state.client_ids = ClientIds(settings.id_secret)
     app.state.rate_limiter = RateLimiter(settings.rate_limit, counters)
     app.state.slots = StreamSlots(settings.client_streams)
     app.state.budgets = Budgets(settings.client_daily_tokens, settings.daily_tokens, counters)

@@ -23,7 +23,7 @@ class CallMeter:
     metrics: Meter
     usage: Usage
     record: Record | None
-    #: the client's hashed id
+    #: the client's keyed id (server/client_ids.py)
     client: str
     where: Destination
     started: float = field(default_factory=time.perf_counter)

@@ -12,10 +12,12 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 
 import uvicorn
 
 from .app import SETTINGS_VARIABLE, create_app
+from .client_ids import lasting_secret
 from .errors import SettingsError
 from .metrics import MULTIPROCESS_VARIABLE
 from .settings import Settings, load_settings
@@ -58,6 +60,13 @@ def serve(argv: Sequence[str]) -> int:
     except SettingsError as exc:
         print(f"chatkeep: {exc}", file=sys.stderr)
         return 2
+    if settings.id_secret is None:
+        try:
+            settings = replace(settings, id_secret=lasting_secret(settings.redis_url))
+        except Exception as exc:  # Redis down, a folder not writable
+            print(f"chatkeep: the key of client ids could not be kept ({exc}): ids in logs "
+                  "and usage change at each restart; set CHATKEEP_ID_SECRET to keep them",
+                  file=sys.stderr)  # fmt: skip
     if settings.uses_demo_model:
         print("chatkeep: no upstream configured, answering with the built-in demo model")
     for warning in start_warnings(settings):
@@ -88,7 +97,7 @@ def start_warnings(settings: Settings) -> list[str]:
 
 
 def usage(argv: Sequence[str]) -> int:
-    """`chatkeep usage`: a day's requests, tokens and cost per client (hashed ids)."""
+    """`chatkeep usage`: a day's requests, tokens and cost per client (keyed ids)."""
     parser = argparse.ArgumentParser(prog="chatkeep usage", description=usage.__doc__)
     parser.add_argument(
         "--redis-url",

@@ -23,7 +23,7 @@ from .errors import APIError
 from .limits import Budgets, Release, Releasing, read_body
 from .providers import Destination
 from .request_checks import check_depth, check_text, check_tools, checked_messages
-from .request_log import hashed, record_of
+from .request_log import record_of
 from .settings import Settings
 from .upstream import EventStream, UpstreamCall, no_receive, while_connected
 
@@ -78,10 +78,11 @@ async def chat_completions(request: Request) -> Response:
             await reservation.settle(reported)
 
         record = record_of(request.scope)
+        seen_as = request.app.state.client_ids.of(client)  # keyed: never reverses
         if record is not None:
-            record.client, record.model = hashed(client), where.model_id
+            record.client, record.model = seen_as, where.model_id
         meter = CallMeter(request.app.state.metrics, request.app.state.usage, record,
-                          hashed(client), where, tracer=request.app.state.tracer)  # fmt: skip
+                          seen_as, where, tracer=request.app.state.tracer)  # fmt: skip
         call = UpstreamCall(request.app.state.upstream, where, payload, on_end=settle,
                             meter=meter)  # fmt: skip
         turns: TurnKeeper | None = request.app.state.turns

@@ -1,16 +1,15 @@
 """One record per request: what the metrics count and what `--log-format json` writes.
 
 `RequestLog` is the outermost middleware. It puts a `Record` in the request's scope; the proxy
-fills in whose request it is (a hashed id) and which model, the upstream call its tokens and
-its first token; when the response has gone, the record becomes `chatkeep_requests_total`
-and, with JSON logs, one line on the `chatkeep.requests` logger. A record never holds
-message text, a key, a client token, an address, a turn id or a sync space: only the fields
-below.
+fills in whose request it is (a keyed id: server/client_ids.py) and which model, the upstream
+call its tokens and its first token; when the response has gone, the record becomes
+`chatkeep_requests_total` and, with JSON logs, one line on the `chatkeep.requests` logger.
+A record never holds message text, a key, a client token, an address, a turn id or a sync
+space: only the fields below.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import sys
@@ -58,11 +57,6 @@ class Record:
 def record_of(scope: Scope) -> Record | None:
     found = scope.get(SCOPE_KEY)
     return found if isinstance(found, Record) else None
-
-
-def hashed(client: str) -> str:
-    """A client's id as the operator sees it: 16 hex digits, never the address or subject."""
-    return hashlib.sha256(f"chatkeep-client\0{client}".encode()).hexdigest()[:16]
 
 
 class RequestLog:

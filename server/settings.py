@@ -51,6 +51,8 @@ class Settings:
     #: `GET /metrics` (Prometheus), and the Bearer token it wants (None: none)
     metrics: bool = False
     metrics_token: str | None = field(default=None, repr=False)
+    #: the key of the client ids logs, metrics and usage show (server/client_ids.py)
+    id_secret: str | None = field(default=None, repr=False)
     #: `/metrics` without a token on an address others reach (the operator says so)
     metrics_public: bool = False
     #: "text" (uvicorn's access log) or "json" (one JSON line per request)
@@ -269,6 +271,9 @@ OPTIONS: tuple[Option, ...] = (
            "serve GET /metrics in Prometheus's format (off by default)", _flag, switch=True),
     Option("metrics_token", "--metrics-token", "CHATKEEP_METRICS_TOKEN",
            "GET /metrics wants this Bearer token (prefer the environment)"),
+    Option("id_secret", "--id-secret", "CHATKEEP_ID_SECRET",
+           "the key of the client ids in logs, metrics and usage (default: kept in Redis, or "
+           "in ~/.local/state/chatkeep/id-secret)"),
     Option("metrics_public", "--metrics-public", "CHATKEEP_METRICS_PUBLIC",
            "serve /metrics without a token on an address other machines reach", _flag,
            switch=True),

@@ -2,7 +2,7 @@
 
 Kept where budgets are kept (server/counters.py): in Redis, shared by every worker and
 server, under `chatkeep:sum:usage:<day>:<client>:<field>` for 40 days; without Redis, in the
-process. Clients are hashed ids (server/request_log.py `hashed`), never an address or a token
+process. Clients are keyed ids (server/client_ids.py), never an address or a token
 subject. Costs are counted in millionths of a dollar, from the providers file's prices
 (`[providers.NAME.prices]`, USD per million tokens); a model without a price costs 0.
 `chatkeep usage` prints a day's table from Redis.

@@ -99,7 +99,7 @@ def _is_ipv4(labels: list[str]) -> bool:
             return False
     if any(n > 255 for n in numbers[:-1]):
         return False
-    return numbers[-1] < 256 ** (5 - len(numbers))
+    return numbers[-1] < 1 << (8 * (5 - len(numbers)))
 
 
 def from_annotations(annotations: object, into: list[Source]) -> None:

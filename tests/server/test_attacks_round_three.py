@@ -4,18 +4,24 @@ over the environment, trusting every proxy)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
 import pytest
+from live import needs_redis
 from localclient import TestClient
 from upstreams import Upstream, chat, make_client
 
 from server import Settings, SettingsError, create_app, load_settings
 from server.cli import start_warnings
+from server.client_ids import ClientIds, lasting_secret
+from server.testing import ChatkeepServer, RedisServer
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -131,3 +137,53 @@ def test_make_serve_honours_the_settings_in_the_environment() -> None:
     assert command.endswith(
         "-m server --host 0.0.0.0 --port 9123 --sync-store postgresql://kept@db.example/chat"
     )
+
+
+# -- identities that do not reverse ------------------------------------------------------------
+
+
+def test_a_client_id_in_the_logs_cannot_be_reversed_from_the_address() -> None:
+    """The ids were plain SHA-256 of the address: all of IPv4 reversed in a core-hour. Now
+    without the server's key, the address's plain hash says nothing."""
+    client = "address:203.0.113.7"
+    plain = hashlib.sha256(f"chatkeep-client\0{client}".encode()).hexdigest()[:16]
+    ids = ClientIds("the server's own key")
+    assert ids.of(client) != plain
+    assert ids.of(client) == ClientIds("the server's own key").of(client)  # the same key: same id
+    assert ids.of(client) != ClientIds("another key").of(client)
+    assert ClientIds().of(client) != ClientIds().of(client)  # no key given: a random one each
+
+
+def test_the_key_is_kept_across_restarts_in_this_user_s_state(tmp_path: Path) -> None:
+    environ = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    first = lasting_secret(None, environ)
+    assert lasting_secret(None, environ) == first and len(first) == 64
+    kept = tmp_path / "state" / "chatkeep" / "id-secret"
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert os.listdir(kept.parent) == ["id-secret"]
+
+
+@needs_redis
+def test_servers_sharing_a_redis_share_the_key(redis: RedisServer, tmp_path: Path) -> None:
+    first = lasting_secret(redis.url, {"XDG_STATE_HOME": str(tmp_path / "a")})
+    assert lasting_secret(redis.url, {"XDG_STATE_HOME": str(tmp_path / "b")}) == first
+    assert not (tmp_path / "a").exists()
+
+
+def test_chatkeep_serve_keeps_the_key_across_restarts_and_hands_it_to_its_workers(
+    tmp_path: Path,
+) -> None:
+    """A client shows under the same id after a restart, and in every worker process (they
+    are handed the settings as JSON)."""
+    environ = {"XDG_STATE_HOME": str(tmp_path), "CHATKEEP_LOG_FORMAT": "json"}
+    seen = set()
+    for _ in range(2):
+        with ChatkeepServer(env=environ).wait_until_up() as server:
+            httpx.post(f"{server.url}/api/chat/completions", json=chat(model="demo"))
+            server.stop()
+            lines = [json.loads(line) for line in server.output.splitlines()
+                     if line.startswith('{"time"')]  # fmt: skip
+            seen |= {line["client"] for line in lines if line["path"] == "/api/chat/completions"}
+    assert len(seen) == 1
+    settled = replace(Settings(), id_secret=lasting_secret(None, environ))
+    assert Settings.from_json(settled.to_json()).id_secret == settled.id_secret

@@ -16,8 +16,8 @@ from upstreams import KEY, SSE, Chunks, Upstream, chat, delta, sse
 
 from server import Settings, create_app
 from server.cli import main as cli
+from server.client_ids import ClientIds
 from server.providers import Provider
-from server.request_log import hashed
 from server.testing import ChatkeepServer, RedisServer
 
 PRICE = (2.0, 8.0)  # USD per million prompt / completion tokens
@@ -41,9 +41,14 @@ async def answers_with_usage(request: httpx.Request) -> httpx.Response:
         "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}})  # fmt: skip
 
 
+ID_SECRET = "the-server-s-own-key"
+#: how the test's one client (the test client's address) shows in logs and usage
+SEEN_AS = ClientIds(ID_SECRET).of("address:testclient")
+
+
 def app_with(runtime_dir: Path, **overrides: Any) -> TestClient:
     provider = Provider("acme", "https://models.example/v1", ("gpt-a",), KEY, {"gpt-a": PRICE})
-    settings = Settings(providers=(provider,), **overrides)
+    settings = Settings(providers=(provider,), id_secret=ID_SECRET, **overrides)
     upstream = Upstream(answers_with_usage)
     transport = httpx.MockTransport(upstream)
     return TestClient(create_app(settings, transport=transport, runtime_dir=runtime_dir))
@@ -122,7 +127,7 @@ def test_each_request_is_one_json_line_without_secrets(
     assert chats[2]["prompt_tokens"] == 7 and chats[2]["completion_tokens"] == 3
     assert chats[0]["first_token_ms"] > 0 and chats[2]["first_token_ms"] is None
     assert all(line["duration_ms"] >= 0 for line in lines)
-    assert {line["client"] for line in chats[:4]} == {hashed("address:testclient")}
+    assert {line["client"] for line in chats[:4]} == {SEEN_AS}
     text = "\n".join(json.dumps(line) for line in lines)
     for secret in (KEY, "testclient", "turn-secret-123", '"hi"', "fail"):
         assert secret not in text
@@ -138,7 +143,7 @@ def test_the_usage_table_adds_up_spend_per_client(
     capsys.readouterr()
     assert cli(["usage", "--redis-url", redis.url]) == 0
     table = capsys.readouterr().out
-    client = hashed("address:testclient")
+    client = SEEN_AS
     # four requests reached the upstream (one failed, with no tokens); 27 prompt tokens at
     # $2 and 13 completion tokens at $8 per million: 0.000158 USD
     row = next(line for line in table.splitlines() if line.startswith(client))
