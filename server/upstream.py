@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 from .errors import APIError
 from .event_lines import drain, sse_data, sse_lines
 from .providers import Destination
+from .redaction import StreamRedaction
 from .upstream_client import UpstreamClient
 from .upstream_errors import bad_answer, error_event, error_from_upstream, upstream_error
 
@@ -109,6 +110,7 @@ class UpstreamCall:
     async def _relay_events(self, response: httpx.Response, sink: StreamSink) -> None:
         finished = False
         redact = self.http.redact
+        redaction = StreamRedaction(redact)  # a key split across two events is seen whole
         events = sse_data(sse_lines(response.aiter_bytes()))
         try:
             async for data in events:
@@ -120,14 +122,15 @@ class UpstreamCall:
                 if "error" in event:
                     raise error_event(event["error"], redact)
                 self._note(event)
-                finished = finished or _has_finish_reason(event)
+                ends = _has_finish_reason(event)
+                finished = finished or ends
                 if (
                     "\n" in data
                 ):  # several `data:` lines: one line again, or it reaches the page torn
                     data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
                 if self.meter is not None:
                     self.meter.first_event()
-                await sink.event(redact(data))
+                await sink.event(redaction.event(data, event, last=ends))
             else:
                 # Some servers end without [DONE]; an answer without a finish reason was cut off.
                 if not finished:

@@ -16,11 +16,12 @@ import httpx
 import pytest
 from live import needs_redis
 from localclient import TestClient
-from upstreams import Upstream, chat, make_client
+from upstreams import KEY, SSE, Chunks, Upstream, chat, make_client
 
 from server import Settings, SettingsError, create_app, load_settings
 from server.cli import start_warnings
 from server.client_ids import ClientIds, lasting_secret
+from server.redaction import Redactor
 from server.testing import ChatkeepServer, RedisServer
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -187,3 +188,78 @@ def test_chatkeep_serve_keeps_the_key_across_restarts_and_hands_it_to_its_worker
     assert len(seen) == 1
     settled = replace(Settings(), id_secret=lasting_secret(None, environ))
     assert Settings.from_json(settled.to_json()).id_secret == settled.id_secret
+
+
+# -- redaction of every spelling ----------------------------------------------------------------
+
+ESCAPED = "".join(f"\\u{ord(c):04x}" if c in "sEC" else c for c in KEY)  # JSON escapes
+
+
+def _streamed_text(runtime_dir: Path, *raw_events: str) -> tuple[str, str]:
+    """What the page receives for an upstream streaming these `data:` texts: the raw body, and
+    the answer's text put together as the widget does."""
+
+    async def answer(request: httpx.Request) -> httpx.Response:
+        body = "".join(f"data: {event}\n\n" for event in raw_events) + "data: [DONE]\n\n"
+        return httpx.Response(200, headers=SSE, stream=Chunks(body.encode()))
+
+    with make_client(runtime_dir, Upstream(answer)) as http:
+        body = http.post("/api/chat/completions", json=chat(stream=True)).text
+    events = [json.loads(line[6:]) for line in body.split("\n\n") if line.startswith("data: {")]
+    text = "".join(e["choices"][0]["delta"].get("content") or "" for e in events if e["choices"])
+    return body, text
+
+
+def _raw(content: str, finish: str | None = None) -> str:
+    """An event as an upstream may write it, escapes kept as they are."""
+    choice = f'{{"index":0,"delta":{{"content":"{content}"}},"finish_reason":{json.dumps(finish)}}}'
+    return f'{{"id":"x","object":"chat.completion.chunk","choices":[{choice}]}}'
+
+
+@pytest.mark.parametrize(
+    "written",
+    [ESCAPED, KEY.replace("-", "\\u002D"), KEY.replace("-", "%2D"),
+     KEY.replace("-", "%2d").replace("S", "%53"), "".join(f"%{ord(c):02X}" for c in KEY)],
+)  # fmt: skip
+def test_a_key_in_json_escapes_or_percent_encoded_is_redacted(
+    runtime_dir: Path, written: str
+) -> None:
+    body, text = _streamed_text(runtime_dir, _raw(f"the key is {written}."), _raw("", "stop"))
+    assert written not in body and KEY not in text and "[redacted]" in text
+    assert text.startswith("the key is ") and text.endswith(".")
+
+
+def test_a_key_with_a_slash_written_as_json_writes_it_is_redacted() -> None:
+    redact = Redactor(["gw/KEY/42"])
+    assert (
+        redact('{"m":"key gw\\/KEY\\/42 and gw\\u002fKEY/42"}')
+        == '{"m":"key [redacted] and [redacted]"}'
+    )
+    assert redact("gw%2fKEY%2F42") == "[redacted]"
+    assert redact("gw/KEY/4") == "gw/KEY/4"  # only the whole key
+
+
+@pytest.mark.parametrize("cut", [1, 3, len(KEY) // 2, len(KEY) - 1])
+def test_a_key_split_across_two_events_is_redacted(runtime_dir: Path, cut: int) -> None:
+    body, text = _streamed_text(runtime_dir, _raw(f"key: {KEY[:cut]}"),
+                                _raw(f"{KEY[cut:]} ok"), _raw("", "stop"))  # fmt: skip
+    assert text == "key: [redacted] ok"
+    assert KEY[max(cut, len(KEY) - cut) - 1 :] not in body.replace("[redacted]", "")
+
+
+def test_text_held_back_for_a_key_arrives_whole_with_the_last_event(runtime_dir: Path) -> None:
+    """ "s" and "sk-" could begin the key: they wait for the next event, then go on."""
+    pieces = ["Yes", " it i", "s sk-", "y blue", "sk"]
+    _, text = _streamed_text(runtime_dir, *(_raw(p) for p in pieces), _raw("", "stop"))
+    assert text == "".join(pieces)
+
+
+def test_a_percent_encoded_key_in_an_upstream_error_is_redacted(runtime_dir: Path) -> None:
+    encoded = KEY.replace("-", "%2D")
+
+    async def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(401, json={"error": {"message": f"bad key={encoded}", "type": "x"}})
+
+    with make_client(runtime_dir, Upstream(answer)) as http:
+        response = http.post("/api/chat/completions", json=chat(stream=True))
+    assert encoded not in response.text and KEY not in response.text
