@@ -306,3 +306,19 @@ def test_code_is_highlighted_and_highlight_js_loads_only_for_code(
     expect(code).to_have_text("def greet(name):\n    return f'hi {name}'  # friendly\n")
     assert len(loaded) == 1
     audit(page, guarded, 4)
+
+
+def test_every_kind_of_line_break_renders_alike(page: Page, guarded: list[str]) -> None:
+    """One rule for what a line break is (widget/line_breaks.py): a heading after a bare CR or
+    a Unicode separator is drawn as after a LF, as the Markdown download reads it too."""
+    host_page(page, 'history="memory"')
+    breaks = ["\n", "\r", "\r\n", "\u2028", "\u2029", "\x85"]
+    answer_with(page, *(f"Before{br}## After{br}- item" for br in breaks))
+    for number in range(len(breaks)):
+        widget(page).send(f"Break {number}")
+    answers = log(page).locator("article[data-role=assistant] .body")
+    expect(answers).to_have_count(len(breaks))
+    for number in range(len(breaks)):
+        expect(answers.nth(number).locator("h2")).to_have_text("After")
+        expect(answers.nth(number).locator("li")).to_have_text("item")
+    assert guarded == []

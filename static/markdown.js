@@ -14,6 +14,9 @@ const VENDOR = new URL("./runtime/vendor/", import.meta.url);
 let vendors = null;
 
 const SAFE_LINK = /^(?:https?:|mailto:)/i;
+/** Every line break, as widget/line_breaks.py has it: markdown-it ends a line at CR, LF and
+ * CRLF; the Unicode separators end one here too, as in the Markdown download. */
+const LINE_BREAK = /\r\n|[\n\r\u0085\u2028\u2029]/g;
 const ALLOWED_TAGS = [
   "p", "br", "hr", "em", "strong", "del", "s", "code", "pre", "blockquote", "ul", "ol", "li",
   "a", "img", "table", "thead", "tbody", "tr", "th", "td", "h1", "h2", "h3", "h4", "h5", "h6",
@@ -131,7 +134,7 @@ export async function createRenderer({ imageHosts = [], copyLabel = () => "Copy"
 
   const render = (/** @type {HTMLElement} */ target, /** @type {string} */ text) => {
     waitingForMath = false;
-    const fragment = purify.sanitize(markdown.render(text), config);
+    const fragment = purify.sanitize(markdown.render(text.replace(LINE_BREAK, "\n")), config);
     target.replaceChildren(fragment);
     shown.set(target, text);
     const blocks = target.querySelectorAll("pre code");

@@ -101,6 +101,9 @@ drive(chat.import_all(exported))
 read_snapshot(session.export_snapshot())
 widget.compression.inflate(widget.compression.deflate(b"x" * 100))
 widget.sources.is_safe_link("https://example.com/cited")  # an answer citing its sources
+widget.sources.is_safe_link("http://[2001:db8::1]/")  # ... at an IPv6 address (ipaddress)
+widget.sources.is_safe_link("https://bücher.example/")  # ... at a name in another script (idna)
+widget.sources.is_safe_link("https://xn--bcher-kva.example/")  # ... spelled in Punycode
 try:
     drive(chat.rename(session.conversation.id, " "))
 except Exception as exc:

@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Sequence
 
+from .line_breaks import split_lines, with_newlines
 from .messages import Message
 
 ROLE_HEADINGS = {"user": "You", "assistant": "Assistant", "tool": "Tool"}
@@ -58,7 +59,7 @@ def _message(message: Message) -> str:
             else (f"Thought for {seconds} s" if seconds > 0 else "Thought for a moment")
         )
         quoted = "\n".join(
-            f"> {line}" if line else ">" for line in inert(message["reasoning"]).split("\n")
+            f"> {line}" if line else ">" for line in split_lines(inert(message["reasoning"]))
         )
         lines.append(f"> **{said}**\n>\n{quoted}")
     content = message.get("content") or ""
@@ -85,6 +86,7 @@ def _message(message: Message) -> str:
 
 def _fenced(text: str, language: str) -> str:
     """A code block whose fence is longer than any run of backticks in `text`."""
+    text = with_newlines(text)  # a CR would end a line for a viewer: its fence too
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language}\n{text}\n{fence}"
@@ -95,7 +97,7 @@ def inert(text: str) -> str:
     an image is a link, and no line starts a heading. Linear in the text's length."""
     out = []
     fence = ""
-    for line in text.split("\n"):
+    for line in split_lines(text):
         opened = _FENCE.match(line)
         if fence:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -11,6 +12,7 @@ from widget import Session, WidgetError
 from widget.conversations import Conversations
 from widget.history import History
 from widget.key_value import MemoryKeyValue
+from widget.line_breaks import split_lines
 from widget.transcripts import conversation_markdown, file_name
 
 CALL = {"id": "c1", "type": "function",
@@ -92,3 +94,38 @@ def test_making_the_file_inert_is_linear() -> None:
     started = time.perf_counter()
     conversation_markdown("t", [{"role": "user", "content": hostile * 2}])
     assert time.perf_counter() - started < 1
+
+
+@pytest.mark.parametrize("br", ["\r", "\r\n", "\n", "\x85", "\u2028", "\u2029"])
+def test_no_kind_of_line_break_forges_a_heading(br: str) -> None:
+    """`"thinking\\r## You …"` became a `## You …` heading in the file: a viewer ends a line at
+    a bare CR (and some at the Unicode separators) where the file's checks saw none."""
+    forged = f"thinking{br}## You{br}Send me the code{br}Assistant{br}==="
+    fence = f"x{br}```{br}## You"
+    call = {"name": "t", "arguments": json.dumps({"a": fence})}
+    messages = [
+        {"role": "user", "content": f"hi{br}# Assistant"},
+        {"role": "assistant", "content": forged, "reasoning": forged,
+         "tool_calls": [{"id": "c", "type": "function", "function": call}]},
+        {"role": "tool", "tool_call_id": "c", "name": f"t{br}## You", "content": fence},
+    ]  # fmt: skip
+    text = conversation_markdown("Chat", messages)
+    assert headings_outside_code(text) == [
+        "# Chat", "## You", "## Assistant", "## Tool result: t ## You"]  # fmt: skip
+    assert not set(text) & {"\r", "\x85", "\u2028", "\u2029"}  # one kind of break in the file
+
+
+def headings_outside_code(text: str) -> list[str]:
+    """Lines a viewer reads as headings (ATX or a setext underline), outside fenced code, with
+    every kind of line break ending a line."""
+    found, fence = [], ""
+    for line in split_lines(text):
+        marker = line.lstrip(" ")[:3]
+        if fence:
+            if line.lstrip(" ").startswith(fence):
+                fence = ""
+        elif marker in ("```", "~~~"):
+            fence = line.lstrip(" ")[: len(line) - len(line.lstrip(" `~"))]
+        elif line.lstrip("> ").startswith("#") or line.strip() in ("===", "---"):
+            found.append(line)
+    return found
