@@ -33,6 +33,7 @@ from .request_log import RequestLog
 from .security import HardeningHeaders, OriginGuard, page_policy, route_path
 from .settings import Settings
 from .sync import open_store
+from .sync.quotas import ClientQuotas
 from .sync.routes import sync_routes
 from .tracing import make_tracer
 from .turns import TURN_HEADER, Turns
@@ -136,7 +137,12 @@ def create_app(
     app.state.slots = StreamSlots(settings.client_streams)
     app.state.budgets = Budgets(settings.client_daily_tokens, settings.daily_tokens, counters)
     app.state.sync = (
-        open_store(settings.sync_store, settings.sync_space_bytes) if settings.sync_store else None
+        open_store(settings.sync_store, settings.sync_space_bytes, settings.sync_space_items)
+        if settings.sync_store
+        else None
+    )
+    app.state.sync_quotas = ClientQuotas(
+        settings.sync_client_spaces, settings.sync_client_bytes, counters
     )
     app.state.turns = (
         Turns(redis_client(settings.redis_url), idle_seconds=settings.upstream_timeout + 5)

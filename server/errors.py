@@ -88,6 +88,12 @@ TEXTS = {
     "sync_conflict": "This conversation changed on another device meanwhile.",
     "sync_space_full": "Your synced history is full: this server keeps at most {limit} bytes "
     "of it. Forget some conversations to sync again.",
+    "sync_space_items": "Your synced history holds the most conversations this server keeps "
+    "({limit}, deleted ones included). Forget some conversations to sync again.",
+    "sync_client_spaces": "Too many synced histories were started from here today (at most "
+    "{limit} a day). Try again tomorrow.",
+    "sync_client_bytes": "Too much was synced from here today (at most {limit} bytes a day). "
+    "Your changes stay here and sync tomorrow.",
     "sync_unavailable": "Synced history cannot be reached right now: the chat server's store "
     "is away. Your changes stay here and sync later.",
     "turn_too_long": "The answer took too long and was ended.",

@@ -48,6 +48,11 @@ class Settings:
     #: synced history's store (`sqlite:///PATH` or `postgresql://…`); None: no sync
     sync_store: str | None = field(default=None, repr=False)
     sync_space_bytes: int = 20_000_000
+    #: items (tombstones too) one space may hold
+    sync_space_items: int = 20_000
+    #: spaces one client may start in a (UTC) day, and bytes it may write across spaces
+    sync_client_spaces: int = 20
+    sync_client_bytes: int = 256 * 1024 * 1024
     #: `GET /metrics` (Prometheus), and the Bearer token it wants (None: none)
     metrics: bool = False
     metrics_token: str | None = field(default=None, repr=False)
@@ -91,7 +96,8 @@ class Settings:
 
     def _check_numbers(self) -> None:
         for name in ("max_body_bytes", "max_tokens", "max_choices", "workers",
-                     "sync_space_bytes"):  # fmt: skip
+                     "sync_space_bytes", "sync_space_items", "sync_client_spaces",
+                     "sync_client_bytes"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1")
         if self.client_daily_tokens < 0 or self.daily_tokens < 0:
@@ -267,6 +273,12 @@ OPTIONS: tuple[Option, ...] = (
            "synced history's store: sqlite:///PATH or postgresql://… (none: no sync)"),
     Option("sync_space_bytes", "--sync-space-bytes", "CHATKEEP_SYNC_SPACE_BYTES",
            "bytes one person's synced history may hold (then 413)", int),
+    Option("sync_space_items", "--sync-space-items", "CHATKEEP_SYNC_SPACE_ITEMS",
+           "conversations (and deletions) one synced history may hold", int),
+    Option("sync_client_spaces", "--sync-client-spaces", "CHATKEEP_SYNC_CLIENT_SPACES",
+           "synced histories one client may start in a day", int),
+    Option("sync_client_bytes", "--sync-client-bytes", "CHATKEEP_SYNC_CLIENT_BYTES",
+           "bytes one client may write to synced histories in a day", int),
     Option("metrics", "--metrics", "CHATKEEP_METRICS",
            "serve GET /metrics in Prometheus's format (off by default)", _flag, switch=True),
     Option("metrics_token", "--metrics-token", "CHATKEEP_METRICS_TOKEN",

@@ -27,7 +27,16 @@ AFTER_CHANGE_SECONDS = 1.5
 #: what the page hears: not connected, then a round running, done, or failing
 OFF, SYNCING, SYNCED, OFFLINE, ERROR = "off", "syncing", "synced", "offline", "error"
 #: the codes of failures that are the server's answer, not a missing connection
-REFUSALS = ("sync_off", "sync_space_full", "invalid_client_token", "rate_limited", "sync_stalled")
+REFUSALS = (
+    "sync_off",
+    "sync_space_full",
+    "sync_space_items",
+    "sync_client_spaces",
+    "sync_client_bytes",
+    "invalid_client_token",
+    "rate_limited",
+    "sync_stalled",
+)
 
 
 # The sync engine (widget/sync.py) is imported when a device connects: a start only builds

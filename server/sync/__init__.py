@@ -4,6 +4,6 @@ The server never reads an item: the browser encrypts each conversation before it
 (docs/history.md, "Synced history"). `open_store` picks the backend from the URL.
 """
 
-from .store import Changes, Conflict, Item, OverQuota, SyncStore, open_store
+from .store import Changes, Conflict, Item, OverQuota, SyncStore, TooManyItems, open_store
 
-__all__ = ["Changes", "Conflict", "Item", "OverQuota", "SyncStore", "open_store"]
+__all__ = ["Changes", "Conflict", "Item", "OverQuota", "SyncStore", "TooManyItems", "open_store"]

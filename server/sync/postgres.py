@@ -18,9 +18,10 @@ MIGRATION_LOCK = 0x43484B53
 
 
 class PostgresStore:
-    def __init__(self, url: str, space_bytes: int) -> None:
+    def __init__(self, url: str, space_bytes: int, space_items: int) -> None:
         self.url = url
         self.space_bytes = space_bytes
+        self.space_items = space_items
         self._pool: Any = None
 
     async def changes(self, space: str, since: int) -> Changes:
@@ -36,10 +37,19 @@ class PostgresStore:
             held = await (await db.execute(LOCK_SPACE, (space,))).fetchone()
             current = await (await db.execute(ITEM, (space, item))).fetchone()
             now = (current[0], current[1] or 0) if current else None
-            done = decide(now, held, data, expect, self.space_bytes)
+            items = None
+            if now is None:
+                counted = await (await db.execute(COUNT, (space,))).fetchone()
+                items = (counted[0], self.space_items)
+            done = decide(now, held, data, expect, self.space_bytes, items)
             await db.execute(PUT_SPACE, (space, done.rev, done.space_bytes))
             await db.execute(PUT_ITEM, (space, item, done.rev, data))
         return done.rev
+
+    async def exists(self, space: str) -> bool:
+        pool = await self._open()
+        async with pool.connection() as db:
+            return await (await db.execute(SPACE, (space,))).fetchone() is not None
 
     async def close(self) -> None:
         if self._pool is not None:
@@ -71,6 +81,8 @@ async def migrate(db: Any) -> None:
 
 SINCE = sql.for_postgres(sql.SINCE)
 ITEM = sql.for_postgres(sql.ITEM)
+COUNT = sql.for_postgres(sql.COUNT)
+SPACE = sql.for_postgres(sql.SPACE)
 PUT_SPACE = sql.for_postgres(sql.PUT_SPACE)
 PUT_ITEM = sql.for_postgres(sql.PUT_ITEM)
 NEW_SPACE = "INSERT INTO sync_spaces (space) VALUES (%s) ON CONFLICT DO NOTHING"

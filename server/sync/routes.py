@@ -19,7 +19,8 @@ from starlette.routing import Route
 
 from ..errors import APIError
 from ..limits import read_body
-from .store import Conflict, OverQuota, SyncStore
+from .quotas import ClientQuotas
+from .store import Conflict, OverQuota, SyncStore, TooManyItems
 
 #: a space: at least 128 bits in Base64url; an item: any short name of the browser's
 SPACE = re.compile(r"[A-Za-z0-9_-]{22,64}")
@@ -28,7 +29,7 @@ REVISION = re.compile(r'(?:W/)?"?([0-9]{1,18})"?')  # ASCII digits: "²" is a `\
 
 
 async def changes(request: Request) -> Response:
-    store, space = await _admitted(request)
+    store, space, _ = await _admitted(request)
     since = request.query_params.get("since", "0")
     if not (since.isascii() and since.isdigit()) or len(since) > 18:  # "²" is a digit too
         raise APIError(400, "since must be a revision number (0 for everything)", "bad_since")
@@ -38,17 +39,18 @@ async def changes(request: Request) -> Response:
 
 
 async def put_item(request: Request) -> Response:
-    store, space = await _admitted(request)
+    store, space, client = await _admitted(request)
     item = _item(request)
     expect = _expected(request, may_create=True)
     settings = request.app.state.settings
     data = await read_body(request, settings.max_body_bytes, settings.body_timeout)
-    return await _write(store, space, item, data, expect)
+    return await _write(request, store, (space, client), item, data, expect)
 
 
 async def delete_item(request: Request) -> Response:
-    store, space = await _admitted(request)
-    return await _write(store, space, _item(request), None, _expected(request, may_create=False))
+    store, space, client = await _admitted(request)
+    item, expect = _item(request), _expected(request, may_create=False)
+    return await _write(request, store, (space, client), item, None, expect)
 
 
 def sync_routes() -> list[Route]:
@@ -59,8 +61,8 @@ def sync_routes() -> list[Route]:
     ]
 
 
-async def _admitted(request: Request) -> tuple[SyncStore, str]:
-    """The store and the space, once the client may ask (token, rate limit)."""
+async def _admitted(request: Request) -> tuple[SyncStore, str, str]:
+    """The store, the space and the client, once the client may ask (token, rate limit)."""
     client = request.app.state.identity.of(request)  # 401 without a valid client token
     store: SyncStore | None = request.app.state.sync
     if store is None:
@@ -69,7 +71,7 @@ async def _admitted(request: Request) -> tuple[SyncStore, str]:
     space = request.path_params["space"]
     if not SPACE.fullmatch(space):
         raise APIError(404, "there is no such sync space", "bad_space")
-    return store, space
+    return store, space, client
 
 
 def _item(request: Request) -> str:
@@ -92,15 +94,27 @@ def _expected(request: Request, *, may_create: bool) -> int | None:
 
 
 async def _write(
-    store: SyncStore, space: str, item: str, data: bytes | None, expect: int | None
-) -> Response:
+    request: Request, store: SyncStore, where: tuple[str, str], item: str, data: bytes | None,
+    expect: int | None,
+) -> Response:  # fmt: skip
+    """One write, counted against its client's day first (`ClientQuotas`)."""
+    space, client = where
+    quotas: ClientQuotas = request.app.state.sync_quotas
+    if data is not None and not await _guarded(store.exists(space)):
+        await quotas.new_space(client)
+    give_back = await quotas.writing(client, None if data is None else len(data))
     try:
         rev = await _guarded(store.write(space, item, data, expect))
     except Conflict as conflict:
+        await give_back()
         error = APIError.said(412, "sync_conflict")
         return JSONResponse(error.body() | {"rev": conflict.current}, status_code=412)
     except OverQuota as full:
+        await give_back()
         raise APIError.said(413, "sync_space_full", limit=full.limit) from full
+    except TooManyItems as crowded:
+        await give_back()
+        raise APIError.said(413, "sync_space_items", limit=crowded.limit) from crowded
     return JSONResponse({"rev": rev}, headers={"etag": f'"{rev}"'})
 
 
@@ -108,7 +122,7 @@ async def _guarded[T](pending: Awaitable[T]) -> T:
     """The store's answer; a store that is away is a 503 that says so, never a 500."""
     try:
         return await pending
-    except (Conflict, OverQuota):
+    except (Conflict, OverQuota, TooManyItems):
         raise
     except Exception as exc:  # sqlite3 / psycopg errors: the database is away or locked
         raise APIError.said(503, "sync_unavailable", {"Retry-After": "30"}) from exc

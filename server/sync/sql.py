@@ -8,6 +8,7 @@ from .store import PAGE_BYTES, PAGE_ITEMS, Changes, Item
 
 SPACE = "SELECT rev, bytes FROM sync_spaces WHERE space = ?"
 ITEM = "SELECT rev, length(data) FROM sync_items WHERE space = ? AND item = ?"
+COUNT = "SELECT count(*) FROM sync_items WHERE space = ?"
 #: one row more than a page: whether `more` is true
 SINCE = f"""SELECT item, rev, data FROM sync_items WHERE space = ? AND rev > ?
             ORDER BY rev LIMIT {PAGE_ITEMS + 1}"""

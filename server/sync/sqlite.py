@@ -19,9 +19,10 @@ from .store import Changes, decide
 
 
 class SqliteStore:
-    def __init__(self, path: str, space_bytes: int) -> None:
+    def __init__(self, path: str, space_bytes: int, space_items: int) -> None:
         self.path = path
         self.space_bytes = space_bytes
+        self.space_items = space_items
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chatkeep-sync")
         self._db: sqlite3.Connection | None = None
 
@@ -38,7 +39,9 @@ class SqliteStore:
                 current = db.execute(sql.ITEM, (space, item)).fetchone()
                 held = db.execute(sql.SPACE, (space,)).fetchone() or (0, 0)
                 now = (current[0], current[1] or 0) if current else None
-                done = decide(now, held, data, expect, self.space_bytes)
+                items = None if now else (db.execute(sql.COUNT, (space,)).fetchone()[0],
+                                          self.space_items)  # fmt: skip
+                done = decide(now, held, data, expect, self.space_bytes, items)
                 db.execute(sql.PUT_SPACE, (space, done.rev, done.space_bytes))
                 db.execute(sql.PUT_ITEM, (space, item, done.rev, data))
             except BaseException:
@@ -48,6 +51,9 @@ class SqliteStore:
             return done.rev
 
         return await self._run(write)
+
+    async def exists(self, space: str) -> bool:
+        return await self._run(lambda db: db.execute(sql.SPACE, (space,)).fetchone() is not None)
 
     async def close(self) -> None:
         if self._db is not None:

@@ -20,6 +20,11 @@ from ..errors import ChatkeepError, SettingsError
 PAGE_ITEMS = 500
 #: bytes of item data per `changes` answer (a page holds at least one item, whatever its size)
 PAGE_BYTES = 4 * 1024 * 1024
+#: what an item counts at least against a space's bytes, a tombstone or an empty item too:
+#: each is a row the database keeps (counted as nothing, a client filled a space with them)
+MIN_ITEM_BYTES = 256
+#: items (tombstones included) a space holds at most, unless the operator says otherwise
+SPACE_ITEMS = 20_000
 
 
 @dataclass(frozen=True)
@@ -57,11 +62,21 @@ class OverQuota(ChatkeepError):
         self.limit = limit
 
 
+class TooManyItems(ChatkeepError):
+    """A new item would take the space past its number of items."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the space holds {limit} items, the most allowed")
+        self.limit = limit
+
+
 class SyncStore(Protocol):
     """Items per space, each write a compare-and-set. Both backends pass one test suite."""
 
-    #: bytes a space may hold (tombstones count nothing)
+    #: bytes a space may hold (each item and tombstone at least `MIN_ITEM_BYTES`)
     space_bytes: int
+    #: items a space may hold, tombstones included
+    space_items: int
 
     async def changes(self, space: str, since: int) -> Changes:
         """What was written in `space` after revision `since`, oldest first, one page."""
@@ -70,7 +85,11 @@ class SyncStore(Protocol):
     async def write(self, space: str, item: str, data: bytes | None, expect: int | None) -> int:
         """Store `data` (None: a tombstone) as `item`, if the item is now at revision
         `expect` (None: if there is no such item yet); its new revision, or `Conflict` /
-        `OverQuota` with nothing changed."""
+        `OverQuota` / `TooManyItems` with nothing changed."""
+        ...
+
+    async def exists(self, space: str) -> bool:
+        """Whether anything was ever written in `space` (a write may create it)."""
         ...
 
     async def close(self) -> None: ...
@@ -90,34 +109,44 @@ def decide(
     data: bytes | None,
     expect: int | None,
     quota: int,
+    items: tuple[int, int] | None = None,
 ) -> Write:
     """The write's revision and the space's new size, or the reason it is refused.
 
     `current` is the item's (revision, data length) or None; `space` the space's (last
-    revision, bytes held). A write that shrinks the space is never refused for its size,
-    so a space over its quota (the quota was lowered) can still delete its way back.
+    revision, bytes held); `items`, for a new item, the space's (items held, most allowed).
+    Every item and tombstone counts at least `MIN_ITEM_BYTES`. A write that shrinks the space
+    is never refused for its size, so a space over its quota (the quota was lowered) can
+    still delete its way back.
     """
     rev_now = current[0] if current is not None else None
     if rev_now != expect:
         raise Conflict(rev_now)
+    if current is None and items is not None and items[0] >= items[1]:
+        raise TooManyItems(items[1])
     last, held = space
-    freed = current[1] if current is not None else 0
-    size = held - freed + (len(data) if data is not None else 0)
+    freed = charged(current[1]) if current is not None else 0
+    size = max(0, held - freed) + charged(len(data) if data is not None else 0)
     if data is not None and size > quota and size > held:
         raise OverQuota(size, quota)
     return Write(rev=last + 1, space_bytes=size)
 
 
-def open_store(url: str, space_bytes: int) -> SyncStore:
+def charged(length: int) -> int:
+    """What an item of `length` bytes counts against its space."""
+    return max(length, MIN_ITEM_BYTES)
+
+
+def open_store(url: str, space_bytes: int, space_items: int = SPACE_ITEMS) -> SyncStore:
     """The store `url` names: `sqlite:///PATH` or `postgresql://…`."""
     if url.startswith("sqlite:///"):
         from .sqlite import SqliteStore
 
-        return SqliteStore(url.removeprefix("sqlite:///"), space_bytes)
+        return SqliteStore(url.removeprefix("sqlite:///"), space_bytes, space_items)
     if url.startswith(("postgresql://", "postgres://")):
         from .postgres import PostgresStore
 
-        return PostgresStore(url, space_bytes)
+        return PostgresStore(url, space_bytes, space_items)
     raise SettingsError(
         f"--sync-store must be sqlite:///PATH or postgresql://…, not {url.split(':')[0]!r}"
     )

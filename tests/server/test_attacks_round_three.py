@@ -1,6 +1,7 @@
 """The third round of attacks on the server, each written as the attack: numbers and digits no
-code expected (a 500 before), and the operator's footguns (an open /metrics, a Makefile flag
-over the environment, trusting every proxy)."""
+code expected (a 500 before), the operator's footguns (an open /metrics, a Makefile flag over
+the environment, trusting every proxy), client ids that reversed, a key in other spellings,
+and sync quotas one client got round."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ from live import needs_redis
 from localclient import TestClient
 from upstreams import KEY, SSE, Chunks, Upstream, chat, make_client
 
-from server import Settings, SettingsError, create_app, load_settings
+from server import Settings, SettingsError, create_app, load_settings, sign_client_token
 from server.cli import start_warnings
 from server.client_ids import ClientIds, lasting_secret
 from server.redaction import Redactor
+from server.sync.store import MIN_ITEM_BYTES
 from server.testing import ChatkeepServer, RedisServer
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -263,3 +265,64 @@ def test_a_percent_encoded_key_in_an_upstream_error_is_redacted(runtime_dir: Pat
     with make_client(runtime_dir, Upstream(answer)) as http:
         response = http.post("/api/chat/completions", json=chat(stream=True))
     assert encoded not in response.text and KEY not in response.text
+
+
+# -- quotas that hold ------------------------------------------------------------------------
+
+CREATE = {"if-none-match": "*"}
+
+
+def _quota_app(tmp_path: Path, **limits: int) -> TestClient:
+    settings = Settings(sync_store=f"sqlite:///{tmp_path / 'quota.db'}", client_secret="s3cret",
+                        rate_limit=0, **limits)  # fmt: skip
+    return TestClient(create_app(settings))
+
+
+def _as(who: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {sign_client_token('s3cret', who, 600)}", **CREATE}
+
+
+def test_one_client_cannot_fill_fresh_spaces(tmp_path: Path) -> None:
+    """Spaces are free: one client wrote ~60 MiB a minute, each space under its own quota."""
+    with _quota_app(tmp_path, sync_client_spaces=3) as http:
+        made = [http.put(f"/api/sync/{n}{'S' * 42}/a", content=b"x", headers=_as("mallory"))
+                for n in range(3)]  # fmt: skip
+        refused = http.put(f"/api/sync/9{'S' * 42}/a", content=b"x", headers=_as("mallory"))
+        again = http.put(f"/api/sync/0{'S' * 42}/b", content=b"x", headers=_as("mallory"))
+        other = http.put(f"/api/sync/8{'S' * 42}/a", content=b"x", headers=_as("ann"))
+    assert [r.status_code for r in made] == [200] * 3
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "sync_client_spaces"
+    assert "at most 3 a day" in refused.json()["error"]["message"]
+    assert 0 < int(refused.headers["retry-after"]) <= 86_400
+    assert again.status_code == 200  # a space it already has still takes its changes
+    assert other.status_code == 200  # another person is not held by mallory's day
+
+
+def test_one_client_cannot_write_more_than_its_day_across_spaces(tmp_path: Path) -> None:
+    with _quota_app(tmp_path, sync_client_bytes=10_000) as http:
+        sent = [http.put(f"/api/sync/{n}{'S' * 42}/a", content=b"x" * 3000, headers=_as("m"))
+                for n in range(3)]  # fmt: skip
+        refused = http.put(f"/api/sync/3{'S' * 42}/a", content=b"x" * 3000, headers=_as("m"))
+        # a conflict gives its bytes back: the day is not spent on refused writes
+        conflict = http.put(f"/api/sync/0{'S' * 42}/a", content=b"y" * 900, headers=_as("m"))
+        small = http.put(f"/api/sync/3{'S' * 42}/a", content=b"z" * 900, headers=_as("m"))
+    assert [r.status_code for r in sent] == [200] * 3
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "sync_client_bytes"
+    assert conflict.status_code == 412 and small.status_code == 200
+
+
+def test_empty_items_and_tombstones_count_for_the_client_too(tmp_path: Path) -> None:
+    with _quota_app(tmp_path, sync_client_bytes=4 * MIN_ITEM_BYTES) as http:
+        codes = [http.put(f"/api/sync/{'S' * 43}/e{n}", content=b"", headers=_as("m")).status_code
+                 for n in range(5)]  # fmt: skip
+    assert codes == [200] * 4 + [429]
+
+
+def test_a_space_of_too_many_items_is_a_413_that_says_so(tmp_path: Path) -> None:
+    with _quota_app(tmp_path, sync_space_items=2) as http:
+        for name in ("a", "b"):
+            http.put(f"/api/sync/{'S' * 43}/{name}", content=b"1", headers=_as("m"))
+        crowded = http.put(f"/api/sync/{'S' * 43}/c", content=b"1", headers=_as("m"))
+    assert crowded.status_code == 413
+    assert crowded.json()["error"]["code"] == "sync_space_items"
+    assert "(2, deleted ones included)" in crowded.json()["error"]["message"]

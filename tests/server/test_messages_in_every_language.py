@@ -161,16 +161,24 @@ def said_by_the_app(runtime_dir: Path) -> list[Notice]:
 
 
 def said_by_sync(folder: Path) -> list[Any]:
-    """Synced history's refusals: off, a stale write, a full space, a store that is away."""
+    """Synced history's refusals: off, a stale write, a full space, a space of too many items,
+    a client's day of spaces or bytes used up, a store that is away."""
     space, create = "S" * 43, {"if-none-match": "*"}
     said = []
     with TestClient(create_app(Settings(), runtime_dir=folder)) as http:
         said.append(http.get(f"/api/sync/{space}").json())
-    store = Settings(sync_store=f"sqlite:///{folder}/sync/sync.db", sync_space_bytes=10)
+    store = Settings(sync_store=f"sqlite:///{folder}/sync/sync.db", sync_space_bytes=600,
+                     sync_space_items=2, sync_client_spaces=2, sync_client_bytes=2000)  # fmt: skip
     with TestClient(create_app(store, runtime_dir=folder)) as http:
         http.put(f"/api/sync/{space}/a", content=b"1", headers=create)
         said.append(http.put(f"/api/sync/{space}/a", content=b"2", headers=create).json())
-        said.append(http.put(f"/api/sync/{space}/b", content=b"x" * 20, headers=create).json())
+        said.append(http.put(f"/api/sync/{space}/b", content=b"x" * 400, headers=create).json())
+        http.put(f"/api/sync/{space}/b", content=b"x", headers=create)
+        said.append(http.put(f"/api/sync/{space}/c", content=b"x", headers=create).json())
+        http.put(f"/api/sync/{'T' * 43}/a", content=b"1", headers=create)
+        said.append(http.put(f"/api/sync/{'U' * 43}/a", content=b"1", headers=create).json())
+        said.append(http.put(f"/api/sync/{'T' * 43}/b", content=b"x" * 1300,
+                             headers=create).json())  # fmt: skip
     away = Settings(sync_store=f"sqlite:///{folder}/pyodide/pyodide.asm.wasm/sync.db")
     with TestClient(create_app(away, runtime_dir=folder)) as http:
         said.append(http.get(f"/api/sync/{space}").json())

@@ -8,17 +8,20 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from server.sync import Conflict, OverQuota, SyncStore, open_store
-from server.sync.store import PAGE_ITEMS
+from server.sync import Conflict, OverQuota, SyncStore, TooManyItems, open_store
+from server.sync.store import MIN_ITEM_BYTES, PAGE_ITEMS, SPACE_ITEMS
 
 QUOTA = 10_000
 
 
-def with_store(url: str, body: Callable[[SyncStore], Awaitable[None]]) -> None:
+def with_store(
+    url: str, body: Callable[[SyncStore], Awaitable[None]], quota: int = QUOTA,
+    items: int = SPACE_ITEMS,
+) -> None:  # fmt: skip
     """Run `body` on a store opened on `url` (in an event loop of its own), then close it."""
 
     async def run() -> None:
-        opened = open_store(url, QUOTA)
+        opened = open_store(url, quota, items)
         try:
             await body(opened)
         finally:
@@ -124,7 +127,37 @@ def test_a_long_history_comes_in_pages(store_url: str) -> None:
         assert [i.id for i in rest.items] == [f"c{n}" for n in range(PAGE_ITEMS, PAGE_ITEMS + 3)]
         assert not rest.more
 
-    with_store(store_url, body)
+    with_store(store_url, body, quota=(PAGE_ITEMS + 3) * MIN_ITEM_BYTES)
+
+
+def test_empty_items_and_tombstones_count_against_the_space(store_url: str) -> None:
+    """They counted nothing: a client filled a space with millions of rows."""
+
+    async def body(store: SyncStore) -> None:
+        where = space()
+        revs = [await store.write(where, f"e{n}", b"", None) for n in range(4)]
+        with pytest.raises(OverQuota):
+            await store.write(where, "e4", b"", None)
+        await store.write(where, "e0", None, revs[0])  # a deletion still goes (it frees nothing)
+        with pytest.raises(OverQuota):
+            await store.write(where, "e5", b"", None)
+
+    with_store(store_url, body, quota=4 * MIN_ITEM_BYTES)
+
+
+def test_a_space_holds_at_most_so_many_items_tombstones_included(store_url: str) -> None:
+    async def body(store: SyncStore) -> None:
+        where = space()
+        first = await store.write(where, "a", b"1", None)
+        await store.write(where, "b", b"2", None)
+        await store.write(where, "a", None, first)  # a tombstone is still an item
+        with pytest.raises(TooManyItems) as crowded:
+            await store.write(where, "c", b"3", None)
+        assert crowded.value.limit == 2
+        assert await store.write(where, "b", b"changed", first + 1) > 0  # an item held: fine
+        assert await store.exists(where) and not await store.exists(space())
+
+    with_store(store_url, body, items=2)
 
 
 def test_many_writers_on_one_space_never_lose_an_update(store_url: str) -> None:
