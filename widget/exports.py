@@ -80,6 +80,11 @@ def read_export(text: str) -> list[Snapshot]:
     return snapshots
 
 
+def dated(time: int, now: int) -> int:
+    """`time`, or `now` when it lies outside [2000-01-01, `now` + 1 day]."""
+    return time if EARLIEST <= time <= now + DAY else now
+
+
 async def keep_newer(
     history: Kept, snapshots: list[Snapshot], spare: Collection[str], now: int
 ) -> Imported:
@@ -92,19 +97,13 @@ async def keep_newer(
     """
     known = {entry.id: entry.updated for entry in history.entries()}
     kept = skipped = 0
-
-    def dated(time: int) -> bool:
-        return EARLIEST <= time <= now + DAY
-
-    def when(time: int) -> int:
-        return time if dated(time) else now
-
-    for snapshot in sorted(snapshots, key=lambda s: when(s.updated), reverse=True):
+    for snapshot in sorted(snapshots, key=lambda s: dated(s.updated, now), reverse=True):
         if not snapshot.messages or known.get(snapshot.id, -1) >= snapshot.updated:
             continue
-        if not dated(snapshot.updated) and snapshot.id in known:
+        if dated(snapshot.updated, now) != snapshot.updated and snapshot.id in known:
             continue
-        snapshot = replace(snapshot, created=when(snapshot.created), updated=when(snapshot.updated))
+        snapshot = replace(snapshot, created=dated(snapshot.created, now),
+                           updated=dated(snapshot.updated, now))  # fmt: skip
         try:
             await history.keep(snapshot, spare=spare, make_room=False)
         except StorageFull:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import time
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -102,8 +103,10 @@ class Syncer:
         changed: Callable[[set[str]], Awaitable[None]],
         alert: Callable[[Notice], None],
         live: Callable[[], Collection[str]] = tuple,
+        clock: Callable[[], int] = lambda: int(time.time() * 1000),
     ) -> None:
         self.history = history
+        self.clock = clock  # (milliseconds: a time far off is taken as now, as an import does)
         self.live = live  # the conversation open in this tab, never given up for another's
         self.remote = remote
         self.store = store
@@ -187,8 +190,8 @@ class Syncer:
         synced = state.items.get(conversation := conversation_of(payload))
         if synced is not None and synced.rev == pulled.rev:
             return True  # our own write, heard back (not read further: every round has some)
-        if (snapshot := snapshot_of(payload)) is None or snapshot.id != conversation:
-            return True  # from a newer build, or damaged before it was encrypted: left alone
+        if (snapshot := snapshot_of(payload, self.clock())) is None or snapshot.id != conversation:
+            return True  # a newer build's, damaged, or not what an import takes: left alone
         if state.forgotten_here(conversation, payload, (pulled.item, pulled.rev)):
             return True  # this round deletes it there
         state.forgotten.pop(conversation, None)  # changed there after it was forgotten here

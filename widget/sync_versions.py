@@ -10,6 +10,7 @@ import dataclasses
 from typing import Any
 
 from .errors import WidgetError
+from .exports import IMPORTED_ID, dated
 from .history import Entry, History
 from .key_value import Conflict, StorageFull
 from .snapshots import Snapshot, from_dict, read_snapshot
@@ -25,18 +26,25 @@ def conversation_of(payload: dict[str, Any]) -> str:
     return found if isinstance(found, str) else ""
 
 
-def snapshot_of(payload: dict[str, Any]) -> Snapshot | None:
-    """The conversation an item holds, checked as any snapshot; None when it cannot be read
-    (a newer build's, or damaged before it was encrypted)."""
+def snapshot_of(payload: dict[str, Any], now: int) -> Snapshot | None:
+    """The conversation an item holds, checked as an import checks one (its size, its id, its
+    times: `widget.exports`); None when it cannot be read (a newer build's, damaged before it
+    was encrypted, or written by someone else who has the code: ids such as `n1:conv:x` would
+    reach into this browser's storage keys). A time outside [2000, now + 1 day] becomes `now`:
+    a conversation dated 2^53 would list first for ever and push out the person's own."""
     if payload.get("v") != PAYLOAD_VERSION:
         return None
     data = read_snapshot(payload.get("conversation"))
     if data is None:
         return None
     try:
-        return from_dict(data)
+        snapshot = from_dict(data)
     except ValueError:
         return None
+    if not IMPORTED_ID.fullmatch(snapshot.id):
+        return None
+    return dataclasses.replace(snapshot, created=dated(snapshot.created, now),
+                               updated=dated(snapshot.updated, now))  # fmt: skip
 
 
 async def cut_short(history: History, entry: Entry, stored: dict[str, Any] | None) -> bool:

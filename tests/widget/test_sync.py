@@ -19,6 +19,7 @@ from widget.snapshots import from_dict
 from widget.sync import MAX_PAGES, MAX_ROUNDS, OTHER_DEVICE, Page, Pushed
 from widget.sync_codes import new_code
 from widget.sync_state import SyncState
+from widget.sync_versions import PAYLOAD_VERSION
 from widget.synced import SyncedHistory
 
 
@@ -862,3 +863,40 @@ def test_a_server_that_always_has_more_cannot_hold_a_round_or_stop_syncing(
         assert len([alert for alert in heard.alerts if "kept saying" in alert]) == 1
     run(synced.stop_sync())
     assert synced.state == "off" and [e["title"] for e in listing(tab)]
+
+
+def plant(server: FakeServer, conversation: dict[str, Any]) -> None:
+    """What someone else who has the code writes into the space (not through a device)."""
+    server.rev += 1
+    payload = {"v": PAYLOAD_VERSION, "conversation": conversation, "title": "Planted",
+               "named": True, "pinned": True}  # fmt: skip
+    server.items["i" + str(conversation["id"])] = (server.rev, json.dumps(payload))
+
+
+def planted(conversation_id: str, updated: int) -> dict[str, Any]:
+    return {"version": 1, "id": conversation_id, "title": "Planted", "created": updated,
+            "updated": updated, "messages": [{"role": "user", "content": "Planted"},
+                                             {"role": "assistant", "content": "here"}]}  # fmt: skip
+
+
+@pytest.mark.parametrize("bad_id", ["n1:conv:x", "a/b", "x" * 65, "", "../history"])
+def test_another_device_s_conversation_passes_the_checks_of_an_import(
+    server: FakeServer, bad_id: str
+) -> None:
+    """An attacker's planted conversations came in without the checks an import makes."""
+    phone = Device(server)
+    phone.keep("Mine")
+    plant(server, planted(bad_id, 1_700_000_000_000))
+    phone.sync()
+    assert phone.titles() == ["Mine 0"]
+    assert not [key for key in phone.store.data if bad_id and bad_id in key]
+
+
+def test_a_conversation_dated_far_off_is_taken_as_of_now(server: FakeServer) -> None:
+    """Dated 2^53 - 1, it would list first for ever and push out the person's own."""
+    phone = Device(server, limit=2)
+    phone.syncer.clock = lambda: 1_800_000_000_000
+    plant(server, planted("from-the-future", 2**53 - 1))
+    phone.sync()
+    entry = phone.history.entry("from-the-future")
+    assert entry is not None and entry.updated == 1_800_000_000_000
