@@ -82,7 +82,11 @@ def read_export(text: str) -> list[Snapshot]:
 
 def dated(time: int, now: int) -> int:
     """`time`, or `now` when it lies outside [2000-01-01, `now` + 1 day]."""
-    return time if EARLIEST <= time <= now + DAY else now
+    return time if in_range(time, now) else now
+
+
+def in_range(time: int, now: int) -> bool:
+    return EARLIEST <= time <= now + DAY
 
 
 async def keep_newer(
@@ -100,7 +104,7 @@ async def keep_newer(
     for snapshot in sorted(snapshots, key=lambda s: dated(s.updated, now), reverse=True):
         if not snapshot.messages or known.get(snapshot.id, -1) >= snapshot.updated:
             continue
-        if dated(snapshot.updated, now) != snapshot.updated and snapshot.id in known:
+        if not in_range(snapshot.updated, now) and snapshot.id in known:
             continue
         snapshot = replace(snapshot, created=dated(snapshot.created, now),
                            updated=dated(snapshot.updated, now))  # fmt: skip
