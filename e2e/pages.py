@@ -34,13 +34,15 @@ def host_page(
     after: str = "",
     base: str = "",
     ready: bool | None = None,
+    fragment: str = "",
 ) -> None:
     """Open a page on the server's origin holding one widget with `attributes`, and wait
     until it is ready; with `ready=False` only until it is defined (the default for a
     launcher, which starts when it is opened).
 
     `script` runs (as a module) before the widget is defined, e.g. to assign a historyStore;
-    `after` runs once it is, e.g. to register tools. `base` is another server's URL.
+    `after` runs once it is, e.g. to register tools. `base` is another server's URL;
+    `fragment` the address's fragment (after `#`).
     """
     html = f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>Chatkeep test page</title>
@@ -52,7 +54,7 @@ await import("/static/chat-widget.js");
 {after}
 </script></body></html>"""
     page.route(f"**{HOST_PAGE}", lambda route: route.fulfill(body=html, content_type="text/html"))
-    page.goto(base + HOST_PAGE)
+    page.goto(base + HOST_PAGE + (f"#{fragment}" if fragment else ""))
     if ready is None:
         ready = 'mode="launcher"' not in attributes or "preload" in attributes
     if not ready:

@@ -186,8 +186,10 @@ def test_a_link_carries_the_code_and_stop_syncing_keeps_the_history(
     widget(laptop).send("Linked from the laptop")
     code = show_code(laptop)
     phone = device(browser, synced.chat)
-    phone.goto(f"{synced.chat.url}/e2e-host#chatkeep-sync={code}")
-    widget(phone).wait_ready()
+    open_link(phone, f"{synced.chat.url}/e2e-host#chatkeep-sync={code}")
+    asked = phone.get_by_role("dialog", name="Connect to a synced history?")
+    asked.get_by_role("button", name="Connect").click()
+    expect(asked).to_be_hidden()
     phone.get_by_role("button", name="History").click()
     expect(phone.get_by_role("listitem").filter(has_text="Linked from the laptop")).to_be_visible()
     assert "chatkeep-sync" not in phone.url  # the code does not stay in the address bar
@@ -332,3 +334,101 @@ def test_a_full_space_is_refused_and_the_person_told(
         page.context.close()
     finally:
         small.stop()
+
+
+def open_link(page: Page, url: str) -> None:
+    """The person opens `url` (a new page load, not a jump within the one open)."""
+    page.goto("about:blank")
+    page.goto(url)
+    widget(page).wait_ready()
+
+
+def sync_requests(page: Page) -> list[str]:
+    """Every request the page makes to the sync API, as it makes them."""
+    seen: list[str] = []
+    page.on("request", lambda request: seen.append(request.url) if "/api/sync/" in request.url
+            else None)  # fmt: skip
+    return seen
+
+
+#: the address's fragment when the widget's worker is made (before Python boots)
+FRAGMENT_AT_BOOT = """window.fragmentAtBoot = null;
+const Original = window.Worker;
+window.Worker = class extends Original {
+  constructor(...args) { window.fragmentAtBoot ??= location.hash; super(...args); }
+};"""
+
+
+def test_a_link_asks_first_and_cancel_connects_nothing(browser: Browser, synced: Synced) -> None:
+    """A stranger's link connected a visitor's browser to the stranger's space without a
+    question, and uploaded every conversation it held."""
+    stranger = device(browser, synced.chat)
+    code = show_code(stranger)
+    visitor = device(browser, synced.chat, script=FRAGMENT_AT_BOOT)
+    widget(visitor).send("My own plans, kept here")
+    sent = sync_requests(visitor)
+    open_link(visitor, f"{synced.chat.url}/e2e-host#chatkeep-sync={code}&keep=me")
+    asked = visitor.get_by_role("dialog", name="Connect to a synced history?")
+    expect(asked).to_be_visible()
+    expect(asked).to_contain_text("will be copied there")
+    expect(asked.get_by_text("leave that synced history")).to_be_hidden()  # it synced nothing
+    expect(asked.get_by_role("button", name="Cancel")).to_be_focused()
+    assert visitor.url.endswith("/e2e-host#keep=me")  # the code is out of the address
+    assert visitor.evaluate("window.fragmentAtBoot") == "#keep=me"  # before anything booted
+    assert sent == []  # nothing went to the sync server before the person answered
+    asked.get_by_role("button", name="Cancel").click()
+    expect(asked).to_be_hidden()
+    open_history(visitor)
+    expect(visitor.get_by_role("status").filter(has_text="does not sync")).to_be_visible()
+    assert sent == []
+    cue(stranger)
+    expect(stranger.get_by_role("listitem").filter(has_text="My own plans")).to_have_count(0)
+    for page in (stranger, visitor):
+        page.context.close()
+
+
+def test_a_link_to_another_space_says_this_browser_leaves_its_own(
+    browser: Browser, synced: Synced
+) -> None:
+    other = device(browser, synced.chat)
+    code = show_code(other)
+    phone = device(browser, synced.chat)
+    mine = show_code(phone)
+    open_link(phone, f"{synced.chat.url}/e2e-host#chatkeep-sync={code}")
+    asked = phone.get_by_role("dialog", name="Connect to a synced history?")
+    expect(asked.get_by_text("it will leave that synced history for this one")).to_be_visible()
+    phone.keyboard.press("Escape")  # as "Cancel"
+    expect(asked).to_be_hidden()
+    assert show_code(phone) == mine  # still its own
+    for page in (other, phone):
+        page.context.close()
+
+
+SITE_KEY = "person-7-0123456789abcdefghijklmnopqrstuv"  # long, and of many characters
+
+
+@pytest.mark.parametrize("attributes", ['sync consent="ask"', "sync"])
+def test_a_link_is_ignored_under_a_site_s_key_and_before_consent(
+    browser: Browser, synced: Synced, attributes: str
+) -> None:
+    stranger = device(browser, synced.chat)
+    code = show_code(stranger)
+    context = browser.new_context(service_workers="block")
+    page = context.new_page()
+    page.set_default_timeout(BOOT_TIMEOUT)
+    sent = sync_requests(page)
+    site_key = "" if "consent" in attributes else SITE_KEY
+    script = f"document.querySelector('chat-widget').syncKey = {site_key!r};" if site_key else ""
+    host_page(page, f'history="local" {attributes}', script=script, base=synced.chat.url,
+              fragment=f"chatkeep-sync={code}")  # fmt: skip
+    widget(page).wait_ready()
+    page.get_by_role("button", name="History").click()
+    # Shown in the same step that would have asked (static/sync-panel.js): no waiting on time.
+    expect(page.get_by_role("region", name="Synced history")).to_be_visible()
+    expect(page.get_by_role("dialog", name="Connect to a synced history?")).to_have_count(0)
+    if site_key:  # the site's key, not the link's code
+        expect(page.get_by_role("status").filter(has_text="Synced")).to_be_visible()
+    assert "chatkeep-sync" not in page.url
+    assert not any(code.replace("-", "") in url for url in sent)
+    for spaces in (stranger.context, context):
+        spaces.close()

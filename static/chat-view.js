@@ -92,9 +92,11 @@ export class ChatView {
    * page's, else English). A launcher calls `onOpen` when it is first opened. Conversations
    * kept by the host page's own store cannot be pinned (`pinnable`): that store orders them.
    * @param {WidgetClient} client
-   * @param {{historyOff: boolean, pinnable: boolean, onOpen: () => void}} options
+   * A link that carried a sync code (`syncLink`) is offered once synced history starts.
+   * @param {{historyOff: boolean, pinnable: boolean, onOpen: () => void,
+   *   syncLink?: import("./sync-link.js").SyncLink | null}} options
    */
-  connect(client, { historyOff, pinnable, onOpen }) {
+  connect(client, { historyOff, pinnable, onOpen, syncLink = null }) {
     const host = this.#host;
     this.#client = client;
     let render = (/** @type {HTMLElement} */ target, /** @type {string} */ text) => void (target.textContent = text);
@@ -121,7 +123,7 @@ export class ChatView {
         this.#elements.loading.remove();
         this.renderMeta();
         this.#announceEvent("chatkeep-ready", {});
-        if (host.hasAttribute("sync") && !historyOff) this.#startSyncing(client);
+        if (host.hasAttribute("sync") && !historyOff) this.#startSyncing(client, syncLink);
       },
       (error) => {
         this.#elements.loading.remove();
@@ -130,11 +132,16 @@ export class ChatView {
     );
   }
 
-  /** Synced history (the `sync` attribute): its part of the history page, loaded only here. @param {WidgetClient} client */
-  #startSyncing(client) {
+  /**
+   * Synced history (the `sync` attribute): its part of the history page, loaded only here.
+   * @param {WidgetClient} client @param {import("./sync-link.js").SyncLink | null} link
+   */
+  #startSyncing(client, link) {
     const page = /** @type {HTMLElement} */ (this.#root.querySelector(".history-page"));
     import("./sync-panel.js")
-      .then(({ startSyncing }) => startSyncing({ host: this.#host, client, page, t: this.#t, act: (op, args) => this.#act(op, args) }))
+      .then(({ startSyncing }) => startSyncing({
+        host: this.#host, client, page, root: this.#root, link, t: this.#t, act: (op, args) => this.#act(op, args),
+      }))
       .catch((error) => this.#notices.alert(error.message));
   }
 

@@ -8,6 +8,7 @@ import { Consent } from "./consent.js";
 import { keepForOffline } from "./offline.js";
 import { SessionHandle } from "./session-handle.js";
 import * as settings from "./settings.js";
+import { takeSyncLink } from "./sync-link.js";
 import { TEMPLATE } from "./template.js";
 // Every module the ones above import, named here too: the browser asks for all of them at
 // once instead of level by level, so a page waits one round trip for the element, not four.
@@ -172,6 +173,8 @@ export class ChatWidget extends HTMLElement {
   connectedCallback() {
     this.#listenToWindow();
     if (this.client || this.#disposed) return;
+    // Out of the address before anything boots; offered (asked first) once Python is ready.
+    const syncLink = takeSyncLink();
     const config = settings.clientConfig(this);
     this.#consent = new Consent(this.getAttribute("consent") === "ask", config.prefix);
     this.#consent.addEventListener("change", () => {
@@ -183,6 +186,7 @@ export class ChatWidget extends HTMLElement {
     this.#pendingTools = [];
     this.#view.connect(this.client, {
       historyOff: config.history === "off", pinnable: config.history !== "host", onOpen: () => this.#start(),
+      syncLink,
     });
     this.#connectSession(this.client);
     // Inline, the chat shows at once; a launcher starts when opened, or now with `preload`.

@@ -25,15 +25,19 @@ export const SYNC_STRINGS = {
   "sync.state.refused": "Not synced: {reason}",
   "sync.state.off": "This device does not sync its history.",
   "sync.unavailable": "This chat server does not keep synced history.",
+  "sync.ask.title": "Connect to a synced history?",
+  "sync.ask.copy": "The link you opened connects this browser to a synced history: the conversations kept in this browser will be copied there, and its conversations will show here.",
+  "sync.ask.leave": "This browser already syncs its history: it will leave that synced history for this one.",
+  "sync.ask.trust": "Connect only if you made this link yourself, on another of your devices.",
 };
 const EVERY_MS = 30_000;
-const FRAGMENT = /(?:^#|&)chatkeep-sync=([A-Za-z0-9-]+)/;
 
 /**
- * @param {{host: HTMLElement & {syncKey?: string}, client: WidgetClient, page: HTMLElement,
+ * @param {{host: HTMLElement & {syncKey?: string, consentPending?: boolean}, client: WidgetClient,
+ *   page: HTMLElement, root: ShadowRoot, link: import("./sync-link.js").SyncLink | null,
  *   t: import("./strings.js").Translate, act: (op: string, args: object) => Promise<any>}} options
  */
-export async function startSyncing({ host, client, page, t, act }) {
+export async function startSyncing({ host, client, page, root, link, t, act }) {
   const ending = new AbortController();
   const signal = ending.signal;
   const say = (/** @type {keyof SYNC_STRINGS} */ key) => (t(key) === key ? SYNC_STRINGS[key] : t(key));
@@ -93,12 +97,11 @@ export async function startSyncing({ host, client, page, t, act }) {
     await refresh();
   });
 
-  // A site that signs people in gives their key; a link carries a code in its fragment.
+  // A site that signs people in gives their key; a link carries a code in its fragment, and
+  // connects only once the person says so (never over a site's key, nor before consent).
   if (host.syncKey) await act("useSyncKey", { key: String(host.syncKey) });
-  const carried = FRAGMENT.exec(location.hash);
-  if (carried) {
-    history.replaceState(history.state, "", location.href.replace(/#.*$/, "")); // not kept in the address
-    await act("startSync", { code: carried[1] });
+  else if (link?.kind === "sync" && !host.consentPending && (await askToConnect(root, say, status.connected))) {
+    await act("startSync", { code: link.value });
   }
   await refresh();
 
@@ -113,6 +116,40 @@ export async function startSyncing({ host, client, page, t, act }) {
   document.addEventListener("visibilitychange", round, { signal });
   const timer = setInterval(round, EVERY_MS);
   signal.addEventListener("abort", () => clearInterval(timer));
+}
+
+/**
+ * "Connect to a synced history?": what connecting does, "Connect" or "Cancel" (which has the
+ * focus: a link alone, maybe someone else's, must not take the person's history).
+ * @param {ShadowRoot} root @param {(key: keyof SYNC_STRINGS) => string} say @param {boolean} leaving
+ * @returns {Promise<boolean>} whether the person chose "Connect"
+ */
+function askToConnect(root, say, leaving) {
+  const holder = document.createElement("div");
+  holder.className = "sync-offer-holder";
+  holder.innerHTML = `<link rel="stylesheet" href="${new URL("./sync-panel.css", import.meta.url).href}">
+    <dialog class="sync-offer">
+      <h3></h3><p class="sync-offer-copy"></p><p class="sync-offer-leave"></p><p class="sync-offer-trust"></p>
+      <form method="dialog"><button value="connect" class="sync-offer-connect"></button>
+        <button value="cancel" class="sync-offer-cancel" autofocus></button></form>
+    </dialog>`;
+  const dialog = /** @type {HTMLDialogElement} */ (holder.querySelector("dialog"));
+  const text = /** @type {[string, keyof SYNC_STRINGS][]} */ ([
+    ["h3", "sync.ask.title"], [".sync-offer-copy", "sync.ask.copy"], [".sync-offer-leave", "sync.ask.leave"],
+    [".sync-offer-trust", "sync.ask.trust"], [".sync-offer-connect", "sync.connect"], [".sync-offer-cancel", "sync.cancel"],
+  ]);
+  for (const [selector, key] of text) /** @type {HTMLElement} */ (holder.querySelector(selector)).textContent = say(key);
+  /** @type {HTMLElement} */ (holder.querySelector(".sync-offer-leave")).hidden = !leaving;
+  dialog.setAttribute("aria-label", say("sync.ask.title"));
+  root.append(holder);
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => {
+      holder.remove();
+      resolve(dialog.returnValue === "connect");
+    }, { once: true });
+    dialog.showModal();
+    /** @type {HTMLElement} */ (holder.querySelector(".sync-offer-cancel")).focus();
+  });
 }
 
 /**

@@ -2,6 +2,7 @@
 // before the element's, so an inline chat's worker starts Python while the element sets itself
 // up, and the element takes it. A launcher starts nothing until it is opened.
 
+import "./sync-link.js"; // first: a sync code leaves the address before anything starts
 import { postModule, startModuleWorker } from "./module-worker.js";
 import { KIND } from "./protocol.js";
 

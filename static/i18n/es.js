@@ -181,4 +181,8 @@ export default {
   "sync.state.refused": "Sin sincronizar: {reason}",
   "sync.state.off": "Este dispositivo no sincroniza su historial.",
   "sync.unavailable": "Este servidor de chat no guarda historial sincronizado.",
+  "sync.ask.title": "¿Conectar con un historial sincronizado?",
+  "sync.ask.copy": "El enlace que abriste conecta este navegador con un historial sincronizado: las conversaciones guardadas en este navegador se copiarán allí y sus conversaciones aparecerán aquí.",
+  "sync.ask.leave": "Este navegador ya sincroniza su historial: dejará ese historial sincronizado por este.",
+  "sync.ask.trust": "Conéctate solo si creaste este enlace tú mismo, en otro de tus dispositivos.",
 };

@@ -181,4 +181,8 @@ export default {
   "sync.state.refused": "Non synchronisé : {reason}",
   "sync.state.off": "Cet appareil ne synchronise pas son historique.",
   "sync.unavailable": "Ce serveur de chat ne garde pas d’historique synchronisé.",
+  "sync.ask.title": "Se connecter à un historique synchronisé ?",
+  "sync.ask.copy": "Le lien que vous avez ouvert connecte ce navigateur à un historique synchronisé : les conversations gardées dans ce navigateur y seront copiées, et ses conversations s’afficheront ici.",
+  "sync.ask.leave": "Ce navigateur synchronise déjà son historique : il quittera cet historique synchronisé pour celui-ci.",
+  "sync.ask.trust": "Ne vous connectez que si vous avez créé ce lien vous-même, sur un autre de vos appareils.",
 };

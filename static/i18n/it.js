@@ -180,4 +180,8 @@ export default {
   "sync.state.refused": "Non sincronizzata: {reason}",
   "sync.state.off": "Questo dispositivo non sincronizza la sua cronologia.",
   "sync.unavailable": "Questo server di chat non conserva una cronologia sincronizzata.",
+  "sync.ask.title": "Collegarsi a una cronologia sincronizzata?",
+  "sync.ask.copy": "Il link che hai aperto collega questo browser a una cronologia sincronizzata: le conversazioni conservate in questo browser verranno copiate lì e le sue conversazioni appariranno qui.",
+  "sync.ask.leave": "Questo browser sincronizza già la sua cronologia: lascerà quella cronologia sincronizzata per questa.",
+  "sync.ask.trust": "Collegati solo se hai creato tu questo link, su un altro dei tuoi dispositivi.",
 };

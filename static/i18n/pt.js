@@ -181,4 +181,8 @@ export default {
   "sync.state.refused": "Não sincronizado: {reason}",
   "sync.state.off": "Este aparelho não sincroniza o histórico.",
   "sync.unavailable": "Este servidor de chat não guarda histórico sincronizado.",
+  "sync.ask.title": "Conectar a um histórico sincronizado?",
+  "sync.ask.copy": "O link que você abriu conecta este navegador a um histórico sincronizado: as conversas guardadas neste navegador serão copiadas para lá, e as conversas dele aparecerão aqui.",
+  "sync.ask.leave": "Este navegador já sincroniza seu histórico: ele deixará esse histórico sincronizado por este.",
+  "sync.ask.trust": "Conecte-se apenas se você mesmo criou este link, em outro dos seus dispositivos.",
 };

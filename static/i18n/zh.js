@@ -177,4 +177,8 @@ export default {
   "sync.state.refused": "未同步：{reason}",
   "sync.state.off": "此设备不同步其历史记录。",
   "sync.unavailable": "此聊天服务器不保存同步的历史记录。",
+  "sync.ask.title": "连接到同步历史记录？",
+  "sync.ask.copy": "你打开的链接会把此浏览器连接到一个同步历史记录：此浏览器中保存的对话会被复制到那里，那里的对话也会显示在这里。",
+  "sync.ask.leave": "此浏览器已在同步其历史记录：它将离开当前的同步历史记录，改用这个。",
+  "sync.ask.trust": "仅当此链接是你自己在另一台设备上创建的时才连接。",
 };

@@ -1,0 +1,40 @@
+// A link that carries a sync code (`#chatkeep-sync=CODE`) or, later, a pairing
+// (`#chatkeep-pair=…`): read and taken out of the address as this module is evaluated, which
+// static/worker-start.js makes the first thing the widget's code does (before a worker
+// starts), so the code stays in no address bar, history entry or referrer. It connects nothing
+// by itself: the person is asked first (static/sync-panel.js).
+
+const PART = /^chatkeep-(sync|pair)=([A-Za-z0-9-]{1,200})$/;
+
+/** @typedef {{kind: "sync" | "pair", value: string}} SyncLink */
+
+/** @type {SyncLink | null} the link, until an element takes it */
+let found = readAddress();
+
+/** The link the address carries, taken out of it (other parts of the fragment stay). */
+function readAddress() {
+  if (typeof location === "undefined" || !location.hash) return null;
+  /** @type {SyncLink | null} */
+  let link = null;
+  const parts = location.hash.replace(/^#/, "").split("&");
+  const kept = parts.filter((part) => {
+    const match = PART.exec(part);
+    if (match && !link) link = { kind: /** @type {"sync" | "pair"} */ (match[1]), value: match[2] };
+    return !part.startsWith("chatkeep-sync=") && !part.startsWith("chatkeep-pair=");
+  });
+  if (kept.length !== parts.length) {
+    const rest = kept.filter(Boolean).join("&");
+    history.replaceState(history.state, "", location.href.replace(/#.*$/, rest ? `#${rest}` : ""));
+  }
+  return link;
+}
+
+/**
+ * The link this page was opened with, to the first element that asks; later, null.
+ * @returns {SyncLink | null}
+ */
+export function takeSyncLink() {
+  const link = found;
+  found = null;
+  return link;
+}
