@@ -393,13 +393,22 @@ def test_a_link_to_another_space_says_this_browser_leaves_its_own(
     other = device(browser, synced.chat)
     code = show_code(other)
     phone = device(browser, synced.chat)
-    mine = show_code(phone)
+    widget(phone).send("Plans kept in the phone's own space")
+    show_code(phone)
     open_link(phone, f"{synced.chat.url}/e2e-host#chatkeep-sync={code}")
     asked = phone.get_by_role("dialog", name="Connect to a synced history?")
     expect(asked.get_by_text("it will leave that synced history for this one")).to_be_visible()
     phone.keyboard.press("Escape")  # as "Cancel"
     expect(asked).to_be_hidden()
-    assert show_code(phone) == mine  # still its own
+    open_history(phone)
+    expect(phone.get_by_role("status").filter(has_text="Synced")).to_be_visible()  # its own
+    cue(other)
+    expect(other.get_by_role("listitem")).to_have_count(0)  # nothing of the phone's went there
+    # Its own code is kept nowhere on the page since the reload: "Sync devices" says so.
+    phone.get_by_role("button", name="Sync devices").click()
+    devices = phone.get_by_role("dialog", name="Sync devices")
+    expect(devices.get_by_text("This device keeps no copy of its sync code")).to_be_visible()
+    expect(devices.get_by_role("link", name="Link for another device")).to_be_hidden()
     for page in (other, phone):
         page.context.close()
 
@@ -432,3 +441,71 @@ def test_a_link_is_ignored_under_a_site_s_key_and_before_consent(
     assert not any(code.replace("-", "") in url for url in sent)
     for spaces in (stranger.context, context):
         spaces.close()
+
+
+#: every string the page's origin keeps: localStorage, sessionStorage, Cache Storage (URLs
+#: and bodies) and IndexedDB (every value, walked), and whether the sync keys are CryptoKeys
+#: whose bytes a script cannot export
+STORED = """async () => {
+  const texts = [];
+  for (const store of [localStorage, sessionStorage]) {
+    for (let i = 0; i < store.length; i++) texts.push(store.key(i), store.getItem(store.key(i)));
+  }
+  for (const name of await caches.keys()) {
+    const cache = await caches.open(name);
+    for (const request of await cache.keys()) {
+      texts.push(request.url, await (await cache.match(request)).text());
+    }
+  }
+  const keys = [];
+  const walk = (value) => {
+    if (value instanceof CryptoKey) keys.push(value);
+    else if (typeof value === "string") texts.push(value);
+    else if (value && typeof value === "object") Object.values(value).forEach(walk);
+  };
+  for (const { name } of await indexedDB.databases()) {
+    const opening = indexedDB.open(name);
+    const db = await new Promise((ok) => { opening.onsuccess = () => ok(opening.result); });
+    for (const storeName of db.objectStoreNames) {
+      const all = db.transaction(storeName).objectStore(storeName).getAll();
+      walk(await new Promise((ok) => { all.onsuccess = () => ok(all.result); }));
+    }
+    db.close();
+  }
+  const exportable = await Promise.all(keys.map((key) =>
+    crypto.subtle.exportKey("raw", key).then(() => true, () => false)));
+  return { texts, keys: keys.length, exportable: exportable.filter(Boolean).length };
+}"""
+
+
+def test_no_storage_of_the_page_holds_the_code_or_the_site_s_key(
+    browser: Browser, synced: Synced
+) -> None:
+    """The code sat in the host site's localStorage: one script of the site, once, took every
+    device's history, future conversations included."""
+    laptop = device(browser, synced.chat)
+    widget(laptop).send("Kept on the laptop")
+    code = show_code(laptop)
+    laptop.reload()
+    widget(laptop).wait_ready()
+    kept = laptop.evaluate(STORED)
+    plain = code.replace("-", "")
+    assert kept["keys"] == 2 and kept["exportable"] == 0  # the keys, as CryptoKeys only
+    assert not [t for t in kept["texts"] if t and (plain in t.upper().replace("-", ""))]
+    open_history(laptop)  # and it still syncs, with nothing of the code on the page
+    expect(laptop.get_by_role("status").filter(has_text="Synced")).to_be_visible()
+
+    script = f"document.querySelector('chat-widget').syncKey = {SITE_KEY!r};"
+    signed_in = device(browser, synced.chat, script=script)
+    widget(signed_in).send("Said while signed in")
+    signed_in.get_by_role("button", name="History", exact=True).click()
+    expect(signed_in.get_by_role("status").filter(has_text="Synced")).to_be_visible()
+    kept = signed_in.evaluate(STORED)
+    assert not [t for t in kept["texts"] if t and SITE_KEY in t]
+    # The site signs the person out: synced history stops, and their conversations go.
+    signed_in.evaluate("document.querySelector('chat-widget').syncKey = ''")
+    expect(signed_in.get_by_role("status").filter(has_text="does not sync")).to_be_visible()
+    expect(signed_in.get_by_role("listitem")).to_have_count(0)
+    assert signed_in.evaluate(STORED)["keys"] == 0
+    for page in (laptop, signed_in):
+        page.context.close()

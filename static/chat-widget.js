@@ -8,7 +8,7 @@ import { Consent } from "./consent.js";
 import { keepForOffline } from "./offline.js";
 import { SessionHandle } from "./session-handle.js";
 import * as settings from "./settings.js";
-import { takeSyncLink } from "./sync-link.js";
+import { SYNC_KEY_CHANGED, takeSyncLink } from "./sync-link.js";
 import { TEMPLATE } from "./template.js";
 // Every module the ones above import, named here too: the browser asks for all of them at
 // once instead of level by level, so a page waits one round trip for the element, not four.
@@ -68,6 +68,8 @@ export class ChatWidget extends HTMLElement {
   #pageContext = null;
   /** @type {Consent | null} */
   #consent = null;
+  /** @type {string} the site's key for this person's synced history (`syncKey`) */
+  #syncKey = "";
   /** @type {object | string | null} */
   #startupSnapshot = null;
   /** @type {string | null} */
@@ -89,7 +91,7 @@ export class ChatWidget extends HTMLElement {
     this.#view = new ChatView(this, root);
     ({ session: this.session, connect: this.#connectSession } = SessionHandle.pending());
     // A page may set properties before this class is defined: take them over.
-    for (const name of ["historyStore", "snapshot", "token", "suggestions", "pageContext"]) {
+    for (const name of ["historyStore", "snapshot", "token", "suggestions", "pageContext", "syncKey"]) {
       if (Object.prototype.hasOwnProperty.call(this, name)) {
         const value = this[name];
         delete this[name];
@@ -147,6 +149,21 @@ export class ChatWidget extends HTMLElement {
    */
   get pageContext() {
     return this.#pageContext;
+  }
+
+  /**
+   * A site that signs people in gives each person's key (at least 32 characters, of at least
+   * 16 different ones) with the `sync` attribute; `""` signs them out: synced history stops
+   * and their synced conversations leave this browser.
+   */
+  get syncKey() {
+    return this.#syncKey;
+  }
+
+  set syncKey(value) {
+    const before = this.#syncKey;
+    this.#syncKey = value == null ? "" : String(value);
+    if (this.#syncKey !== before) this.dispatchEvent(new Event(SYNC_KEY_CHANGED));
   }
 
   set pageContext(value) {

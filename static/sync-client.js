@@ -1,8 +1,15 @@
 // Synced history, the worker's half. The person's secret (a sync code, or the key a site
-// gives) never leaves the worker: HKDF derives from it the space's name, an AES-GCM key and
-// a key that names items. Each conversation travels as one item: its JSON, compressed, then
-// encrypted with the item's name as associated data, so an item moved under another name
-// fails its tag like a tampered one. The server sees names, sizes and revisions, nothing else.
+// gives) is never stored: HKDF derives from it the space's name, an AES-GCM key and a key that
+// names items, both non-extractable, kept in IndexedDB for the next visit (static/sync-keys.js).
+// Each conversation travels as one item: its JSON, compressed, then encrypted with the item's
+// name as associated data, so an item moved under another name fails its tag like a tampered
+// one. The server sees names, sizes and revisions, nothing else.
+
+import * as indexedKeys from "./sync-keys.js";
+
+/** @typedef {{keepKeys: (name: string, keys: import("./sync-keys.js").SyncKeys) => Promise<void>,
+ *   loadKeys: (name: string) => Promise<import("./sync-keys.js").SyncKeys | null>,
+ *   dropKeys: (name: string) => Promise<void>}} KeyStore */
 
 const SALT = new TextEncoder().encode("chatkeep sync v1");
 const IV_BYTES = 12;
@@ -36,6 +43,12 @@ function fromBase64url(text) {
  */
 const failure = (message, code, params) => Object.assign(new Error(message), { code, params });
 
+/** A digest naming a space, for this device's notes of it (which space its state is of). @param {string} space */
+async function spacePrint(space) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", utf8(`chatkeep space print\0${space}`)));
+  return Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 
 export class SyncClient {
   /** @type {CryptoKey | null} */ #key = null;
@@ -47,21 +60,51 @@ export class SyncClient {
    * @param {() => Record<string, string>} credentials  the client token's header, if any
    * @param {() => import("./codec.js").Compression} compression
    * @param {number} [requestMs]  how long a request may wait for its answer
+   * @param {KeyStore} [keyStore]  where the keys stay between visits (IndexedDB)
    */
-  constructor(endpoint, credentials, compression, requestMs = REQUEST_MS) {
+  constructor(endpoint, credentials, compression, requestMs = REQUEST_MS, keyStore = indexedKeys) {
     this.endpoint = endpoint;
     this.credentials = credentials;
     this.compression = compression;
     this.requestMs = requestMs;
+    this.keyStore = keyStore;
   }
 
-  /** @param {string} secret */
-  async open(secret) {
+  /**
+   * Derive the space and the keys from `secret`, and keep them under `keepAs` for later
+   * visits (the secret itself is kept nowhere); returns the space's print.
+   * @param {string} secret @param {string} keepAs
+   */
+  async open(secret, keepAs) {
     const material = await crypto.subtle.importKey("raw", utf8(secret), "HKDF", false, ["deriveKey", "deriveBits"]);
     const hkdf = (/** @type {string} */ info) => ({ name: "HKDF", hash: "SHA-256", salt: SALT, info: utf8(info) });
-    this.#space = base64url(new Uint8Array(await crypto.subtle.deriveBits(hkdf("space"), material, 256)));
-    this.#key = await crypto.subtle.deriveKey(hkdf("items"), material, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
-    this.#names = await crypto.subtle.deriveKey(hkdf("names"), material, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign"]);
+    const space = base64url(new Uint8Array(await crypto.subtle.deriveBits(hkdf("space"), material, 256)));
+    const items = await crypto.subtle.deriveKey(hkdf("items"), material, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+    const names = await crypto.subtle.deriveKey(hkdf("names"), material, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign"]);
+    const keys = { space, items, names, print: await spacePrint(space) };
+    await this.keyStore.keepKeys(keepAs, keys);
+    return this.#use(keys);
+  }
+
+  /** Take up the keys kept under `keptAs`: the space's print, or null when none are kept. @param {string} keptAs */
+  async resume(keptAs) {
+    const keys = await this.keyStore.loadKeys(keptAs);
+    return keys ? this.#use(keys) : null;
+  }
+
+  /** This device leaves: the keys kept under `keptAs` go. @param {string} keptAs */
+  async forget(keptAs) {
+    this.#space = "";
+    this.#key = this.#names = null;
+    await this.keyStore.dropKeys(keptAs);
+  }
+
+  /** @param {import("./sync-keys.js").SyncKeys} keys */
+  #use(keys) {
+    this.#space = keys.space;
+    this.#key = keys.items;
+    this.#names = keys.names;
+    return keys.print;
   }
 
   /** What changed since revision `since`: each item decrypted, or marked unreadable. @param {number} since */

@@ -8,6 +8,9 @@ const PART = /^chatkeep-(sync|pair)=([A-Za-z0-9-]{1,200})$/;
 
 /** @typedef {{kind: "sync" | "pair", value: string}} SyncLink */
 
+/** The element's own event (not bubbling): its `syncKey` changed (static/sync-panel.js). */
+export const SYNC_KEY_CHANGED = "chatkeep-synckey";
+
 /** @type {SyncLink | null} the link, until an element takes it */
 let found = readAddress();
 

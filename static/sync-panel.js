@@ -3,6 +3,8 @@
 // status, and "Stop syncing". Loaded only for an element with the `sync` attribute; the
 // worker does the rest (static/sync-client.js, widget/synced.py).
 
+import { SYNC_KEY_CHANGED } from "./sync-link.js";
+
 /** @typedef {import("./client.js").WidgetClient} WidgetClient */
 
 /** English; other languages in static/i18n/<lang>.js under the same keys. */
@@ -25,6 +27,7 @@ export const SYNC_STRINGS = {
   "sync.state.refused": "Not synced: {reason}",
   "sync.state.off": "This device does not sync its history.",
   "sync.unavailable": "This chat server does not keep synced history.",
+  "sync.notKept": "This device keeps no copy of its sync code, so no script on this page can read it. On your other device, type the code you saved when it was made.",
   "sync.ask.title": "Connect to a synced history?",
   "sync.ask.copy": "The link you opened connects this browser to a synced history: the conversations kept in this browser will be copied there, and its conversations will show here.",
   "sync.ask.leave": "This browser already syncs its history: it will leave that synced history for this one.",
@@ -70,8 +73,11 @@ export async function startSyncing({ host, client, page, root, link, t, act }) {
     if (!started) return;
     const link = new URL(location.href);
     link.hash = `chatkeep-sync=${started.code}`;
+    const known = Boolean(started.code); // (made or typed in this visit: it is kept nowhere)
     panel.code.textContent = started.code;
-    panel.link.href = panel.link.textContent = link.href;
+    panel.link.href = panel.link.textContent = known ? link.href : "";
+    for (const part of [panel.show, panel.code, panel.link, panel.private]) part.hidden = !known;
+    panel.notKept.hidden = known;
     panel.shown.showModal();
     await refresh();
   });
@@ -97,9 +103,21 @@ export async function startSyncing({ host, client, page, root, link, t, act }) {
     await refresh();
   });
 
-  // A site that signs people in gives their key; a link carries a code in its fragment, and
-  // connects only once the person says so (never over a site's key, nor before consent).
-  if (host.syncKey) await act("useSyncKey", { key: String(host.syncKey) });
+  // A site that signs people in gives their key (a weak one is the site's mistake: said in
+  // the console, nothing synced), and takes it back to sign them out.
+  const useKey = (/** @type {string} */ key) => client.call("useSyncKey", { key })
+    .catch((/** @type {any} */ error) => console.error(`Chatkeep: element.syncKey: ${error.message}`));
+  let signedIn = Boolean(host.syncKey);
+  host.addEventListener(SYNC_KEY_CHANGED, async () => {
+    const key = String(host.syncKey ?? "");
+    if (key) await useKey(key);
+    else if (signedIn) await act("signOut", {});
+    signedIn = Boolean(key);
+    await refresh();
+  }, { signal });
+  // A link carries a code in its fragment, and connects only once the person says so (never
+  // over a site's key, nor before consent).
+  if (host.syncKey) await useKey(String(host.syncKey));
   else if (link?.kind === "sync" && !host.consentPending && (await askToConnect(root, say, status.connected))) {
     await act("startSync", { code: link.value });
   }
@@ -172,6 +190,7 @@ function build(page, say) {
       <p class="sync-code"></p>
       <p><a class="sync-link" rel="noopener"></a></p>
       <p class="sync-private"></p>
+      <p class="sync-not-kept" hidden></p>
       <form method="dialog"><button class="sync-done"></button></form>
     </dialog>
     <dialog class="sync-ask">
@@ -187,6 +206,7 @@ function build(page, say) {
   const text = /** @type {[string, keyof SYNC_STRINGS][]} */ ([
     [".sync-devices", "sync.devices"], [".sync-use", "sync.use"], [".sync-stop", "sync.stop"],
     [".sync-show", "sync.show"], [".sync-private", "sync.private"], [".sync-done", "sync.done"],
+    [".sync-not-kept", "sync.notKept"],
     [".sync-code-label", "sync.code"], [".sync-connect", "sync.connect"], [".sync-cancel", "sync.cancel"],
     [".sync-shown-title", "sync.devices"], [".sync-ask-title", "sync.use"],
   ]);
@@ -198,6 +218,7 @@ function build(page, say) {
   return {
     section, status: $(".sync-status"), devices: $(".sync-devices"), use: $(".sync-use"), stop: $(".sync-stop"),
     shown: /** @type {HTMLDialogElement} */ ($(".sync-shown")), code: $(".sync-code"), link: /** @type {HTMLAnchorElement} */ ($(".sync-link")),
+    show: $(".sync-show"), private: $(".sync-private"), notKept: $(".sync-not-kept"),
     ask: /** @type {HTMLDialogElement} */ ($(".sync-ask")), askForm: $(".sync-ask-form"), field: /** @type {HTMLInputElement} */ ($(".sync-field")),
     cancel: $(".sync-cancel"), error: $(".sync-error"),
   };

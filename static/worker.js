@@ -200,7 +200,9 @@ function syncCallbacks() {
   const json = (/** @type {(request: any) => Promise<any>} */ run) => async (/** @type {string} */ text) =>
     JSON.stringify((await run(JSON.parse(text))) ?? null);
   return {
-    syncOpen: json(({ secret }) => sync.open(secret)),
+    syncOpen: json(({ secret, keepAs }) => sync.open(secret, keepAs)),
+    syncResume: json(({ keptAs }) => sync.resume(keptAs)),
+    syncForget: json(({ keptAs }) => sync.forget(keptAs)),
     syncPull: json(({ since }) => sync.pull(since)),
     syncPush: json(({ conversation, expect, payload }) => sync.push(conversation, expect, payload)),
     syncDelete: json(({ item, expect }) => sync.delete(item, expect)),

@@ -161,8 +161,16 @@ class WorkerSync:
         except JsException as exc:
             raise _js_error(exc, WidgetError) from exc
 
-    async def open(self, secret: str) -> None:
-        await self._ask("syncOpen", {"secret": secret})
+    async def open(self, secret: str, keep_as: str) -> str:
+        space: str = await self._ask("syncOpen", {"secret": secret, "keepAs": keep_as})
+        return space
+
+    async def resume(self, kept_as: str) -> str | None:
+        space: str | None = await self._ask("syncResume", {"keptAs": kept_as})
+        return space
+
+    async def forget(self, kept_as: str) -> None:
+        await self._ask("syncForget", {"keptAs": kept_as})
 
     # widget.sync is imported once a device connects (widget/synced.py), before any of these.
 

@@ -45,8 +45,19 @@ if TYPE_CHECKING:
     from .sync import Remote, Syncer
 
     class SyncRemote(Remote, Protocol):
-        async def open(self, secret: str) -> None:
-            """Derive the space and the keys from the person's secret (in the worker)."""
+        async def open(self, secret: str, keep_as: str) -> str:
+            """Derive the space and the keys from the person's secret, and keep the keys
+            (never the secret) under `keep_as` for later visits; the space's print."""
+
+        async def resume(self, kept_as: str) -> str | None:
+            """Take up the keys kept under `kept_as`: the space's print, or None."""
+
+        async def forget(self, kept_as: str) -> None:
+            """The keys kept under `kept_as` go."""
+
+
+#: a site's `syncKey` is at least this long, of at least `KEY_DISTINCT` different characters
+KEY_LENGTH, KEY_DISTINCT = 32, 16
 
 
 class SyncedHistory:
@@ -72,15 +83,22 @@ class SyncedHistory:
         self._history = history if isinstance(history, History) else None
         self._store: KeyValue | None = self._history.store if self._history else None
         prefix = getattr(history, "prefix", "")
-        self._secret_key = storage_key("sync", prefix, "secret")
+        #: the print of the space this device syncs with; its keys, the worker keeps
+        self._device_key = storage_key("sync", prefix, "device")
+        self._keys_name = prefix or "chatkeep"
+        #: where versions before 2.1 kept the code itself: moved into keys on the next visit
+        self._legacy_key = storage_key("sync", prefix, "secret")
         #: after "Stop syncing" with forgets not sent: which space they wait for
         self._left_key = storage_key("sync", prefix, "left")
+        self._state_key = storage_key("sync", prefix, "state")  # (`widget.sync`)
         self._marks = storage_key("sync", prefix, "forgot:")  # (`widget.sync_state`)
         self._syncer: Syncer | None = None
         self._applying = False
         self._round = asyncio.Lock()
         self._soon: asyncio.Task[None] | None = None
-        self._secret: str | None = None  # the one connected with
+        self._print: str | None = None  # the space's, connected with
+        #: the code made or typed in this visit, shown again by "Sync devices" (never stored)
+        self._code: str | None = None
         #: the server's refusal the person was last told, shown with the state until a round
         #: goes through (the alert itself goes with the person's next action)
         self._reason: Notice | None = None
@@ -91,49 +109,47 @@ class SyncedHistory:
     async def sync_status(self) -> dict[str, Any]:
         """Whether sync can be used here, and its state (connecting again after a reload)."""
         if self.offered and self._syncer is None and self._store is not None:
-            secret = await self._store.get(self._secret_key)
-            if secret:
-                await self._connect(secret)
+            await self._resume()
         reason = self._reason if self.state == ERROR else None
         return {"offered": self.offered, "connected": self._syncer is not None,
                 "state": self.state, "reason": reason}  # fmt: skip
 
     async def start_sync(self, code: str | None = None) -> dict[str, Any]:
         """Connect with a code typed on this device, or a new one to show ("Sync devices");
-        returns the code, grouped for reading."""
+        returns the code, grouped for reading. While syncing, "Sync devices" shows the code
+        only if it was made or typed in this visit: no storage keeps it (empty otherwise)."""
         self._require_offered()
-        secret = read_code(code) if code else await self._current_or_new()
-        await self._keep_secret(secret)
-        await self._connect(secret)
+        if not code and self._syncer is not None:
+            return {"code": grouped(self._code) if self._code else ""}
+        secret = read_code(code) if code else new_code()
+        await self._connect_with(secret)
+        self._code = secret
         await self.sync_now()
-        return {"code": grouped(secret) if len(secret) == 32 else ""}
+        return {"code": grouped(secret)}
 
     async def use_sync_key(self, key: str) -> None:
-        """A per-person secret from a site that signs people in (`element.syncKey`)."""
+        """A per-person secret from a site that signs people in (`element.syncKey`): long,
+        and not a word (a short or repetitive one is found from the space's name)."""
         self._require_offered()
-        if len(key) < 16:
-            raise WidgetError.said("sync_key_short")
-        await self._keep_secret(key)
-        await self._connect(key)
+        if len(key) < KEY_LENGTH or len(set(key)) < KEY_DISTINCT:
+            raise WidgetError.said("sync_key_short", length=KEY_LENGTH, distinct=KEY_DISTINCT)
+        await self._connect_with(key)
+        self._code = None
         await self.sync_now()
 
     async def stop_sync(self) -> None:
         """This device leaves: its history stays, nothing more travels. A last round first
         sends what waits here (a forget above all), if the server answers; then what this
-        device knew of the server goes. Forgets it could not send (the server unreachable)
-        stay marked for this same space: they go if this device syncs with it again."""
-        syncer, self._syncer = self._syncer, None  # no other round starts from now on
-        secret = self._secret
-        async with self._round:  # one running ends first: nothing it writes outlives this
-            if syncer is not None:
-                await self._one_round(syncer)
-            if self._history is not None:
-                keys = list(await self._sync_keys())
-                marks = [key for key in keys if key.startswith(self._marks)] if secret else []
-                left = [(self._left_key, _space_print(secret))] if marks and secret else []
-                gone = [(key, None) for key in keys if key not in marks]
-                await self._history.store.write([*gone, *left])
-            self._leave()
+        device knew of the server goes, its keys too. Forgets it could not send (the server
+        unreachable) stay marked for this same space: they go if this device syncs with it
+        again."""
+        await self._leave_space(sign_out=False)
+
+    async def sign_out(self) -> None:
+        """The site signed its person out (`element.syncKey = ""`): as "Stop syncing", and the
+        conversations that came from or went to their synced history leave this browser too
+        (they stay in that history), so the next person here neither sees nor sends them."""
+        await self._leave_space(sign_out=True)
 
     async def sync_now(self) -> None:
         """A round now (the page's cues: opened, focused, every 30 s, back online)."""
@@ -170,39 +186,82 @@ class SyncedHistory:
         self._set(SYNCED)
 
     def _leave(self) -> None:
-        self._syncer, self._secret, self._reason = None, None, None
+        self._syncer, self._print, self._reason, self._code = None, None, None, None
         if self._history is not None:
             self._history.backed_up = lambda entry: False  # no longer sent anywhere
             self._history.forget_marks = no_marks
         self._set(OFF)
 
     async def _changed_elsewhere(self, key: str) -> None:
-        """Another tab of this browser kept a code or stopped syncing: this one follows, so
-        a device that stopped in one tab sends nothing more from another."""
-        if key != self._secret_key or self._store is None or not self.offered:
+        """Another tab of this browser connected or stopped syncing: this one follows, so a
+        device that stopped in one tab sends nothing more from another."""
+        if key != self._device_key or self._store is None or not self.offered:
             return
-        secret = await self._store.get(key)
-        if secret == self._secret:
+        marked = await self._store.get(key)
+        if marked == self._print:
             return
-        if secret is None:
+        if marked is None:
             self._syncer = None
             async with self._round:  # (that tab cleared the keys)
                 self._leave()
-        else:
-            await self._connect(secret)
+        elif await self.remote.resume(self._keys_name) == marked:
+            await self._connect(marked)
             self._round_soon()
 
-    async def _connect(self, secret: str) -> None:
+    async def _resume(self) -> None:
+        """Connect again with the keys kept for this page (a reload, a new visit)."""
+        assert self._store is not None
+        legacy = await self._store.get(self._legacy_key)
+        if legacy:  # the code itself, as versions before kept it: keys now, and it goes
+            space = await self.remote.open(legacy, self._keys_name)
+            await self._store.write([(self._legacy_key, None), (self._device_key, space)])
+            return await self._connect(space)
+        marked = await self._store.get(self._device_key)
+        if marked and await self.remote.resume(self._keys_name) == marked:
+            await self._connect(marked)
+
+    async def _connect_with(self, secret: str) -> None:
+        """Keys for `secret`, kept by the worker; its space noted here (`_keep_space`)."""
+        space = await self.remote.open(secret, self._keys_name)
+        await self._keep_space(space)
+        await self._connect(space)
+
+    async def _connect(self, space: str) -> None:
         assert self._history is not None and self._store is not None
         from .sync import Syncer  # when connecting: see above
 
-        await self.remote.open(secret)
-        self._secret = secret
+        self._print = space
         self._syncer = Syncer(
             self._history, self.remote, self._store, self._history.prefix, self._taken,
             self.conversations.listener.alert, live=self.conversations.keeper.live,
         )  # fmt: skip
         self._history.watcher = self._heard
+
+    async def _leave_space(self, *, sign_out: bool) -> None:
+        syncer, self._syncer = self._syncer, None  # no other round starts from now on
+        space = self._print
+        async with self._round:  # one running ends first: nothing it writes outlives this
+            if syncer is not None:
+                await self._one_round(syncer)
+            synced: list[str] = []
+            if self._history is not None:
+                keys = await self._sync_keys()
+                if sign_out:
+                    from .sync_state import SyncState
+
+                    synced = list(SyncState.from_json(keys.get(self._state_key)).items)
+                marks = [key for key in keys if key.startswith(self._marks)] if space else []
+                marks = [] if sign_out else marks  # (the next person's space is not theirs)
+                left = [(self._left_key, space)] if marks and space else []
+                gone = [(key, None) for key in keys if key not in marks]
+                await self._history.store.write([*gone, *left])
+            self._leave()
+            await self.remote.forget(self._keys_name)
+            for conversation in synced:  # not sent anywhere: this device no longer syncs
+                if self._history is not None and self._history.entry(conversation):
+                    await self._history.forget(conversation)
+            if synced:
+                self.conversations.keeper.list()
 
     def _heard(self, conversation_id: str, forgotten: bool) -> None:
         """History kept, pinned or forgot a conversation: send it soon (not our own round)."""
@@ -233,20 +292,17 @@ class SyncedHistory:
             keeper.load(from_dict(data) if data else None, entry)
         keeper.list()
 
-    async def _current_or_new(self) -> str:
-        stored = await self._store.get(self._secret_key) if self._store else None
-        return stored if stored and len(stored) == 32 else new_code()
-
-    async def _keep_secret(self, secret: str) -> None:
-        """Keep the secret; another one is another space, where what this device knew of the
-        last one (how far it had read, what it had sent) does not hold: it starts afresh."""
+    async def _keep_space(self, space: str) -> None:
+        """Note the space; another one than before is another space, where what this device
+        knew of the last one (how far it had read, what it had sent) does not hold: it
+        starts afresh."""
         if self._history is not None:
             kept = await self._sync_keys()
-            stale = [] if kept.get(self._secret_key) == secret else list(kept)
-            if kept.get(self._left_key) == _space_print(secret):  # the space left, again:
+            stale = [] if kept.get(self._device_key) == space else list(kept)
+            if kept.get(self._left_key) == space:  # the space left, again:
                 stale = [key for key in stale if not key.startswith(self._marks)]  # its forgets go
             await self._history.store.write([*((key, None) for key in stale),
-                                             (self._secret_key, secret)])  # fmt: skip
+                                             (self._device_key, space)])  # fmt: skip
 
     async def _sync_keys(self) -> dict[str, str]:
         """This device's keys of synced history (the secret, the state, the marks), and values."""
@@ -262,10 +318,3 @@ class SyncedHistory:
         if state != self.state:
             self.state = state
             self.emit("sync", {"state": state, "reason": self._reason if state == ERROR else None})
-
-
-def _space_print(secret: str) -> str:
-    """A digest naming the space a secret opens, kept after the secret itself is gone."""
-    import hashlib  # (only on leaving or joining: not on the first visit's path)
-
-    return hashlib.sha256(b"chatkeep sync space\0" + secret.encode()).hexdigest()[:32]

@@ -52,8 +52,8 @@ TEXTS = {
     "bad_sync_code": "That is not a sync code: a sync code has {length} letters and digits, "
     "as the other device shows it.",
     "sync_off": "This chat server does not keep synced history.",
-    "sync_key_short": "The site's sync key is too short to keep a history safe: it needs at "
-    "least 16 characters.",
+    "sync_key_short": "The site's sync key is too weak to keep a history safe: it needs at "
+    "least {length} characters, of at least {distinct} different ones.",
     "sync_unreadable": "{count} synced conversations could not be read with this sync code "
     "and were left out.",
     "sync_unreadable_one": "A synced conversation could not be read with this sync code and "

@@ -173,6 +173,7 @@ export default {
   "sync.state.refused": "Nicht synchronisiert: {reason}",
   "sync.state.off": "Dieses Gerät synchronisiert seinen Verlauf nicht.",
   "sync.unavailable": "Dieser Chat-Server bewahrt keinen synchronisierten Verlauf auf.",
+  "sync.notKept": "Dieses Gerät bewahrt keine Kopie seines Sync-Codes auf, daher kann ihn kein Skript dieser Seite lesen. Tippe auf deinem anderen Gerät den Code ein, den du beim Erstellen gespeichert hast.",
   "sync.ask.title": "Mit einem synchronisierten Verlauf verbinden?",
   "sync.ask.copy": "Der geöffnete Link verbindet diesen Browser mit einem synchronisierten Verlauf: Die in diesem Browser gespeicherten Gespräche werden dorthin kopiert, und dessen Gespräche erscheinen hier.",
   "sync.ask.leave": "Dieser Browser synchronisiert seinen Verlauf bereits: Er verlässt diesen synchronisierten Verlauf zugunsten des neuen.",
@@ -182,5 +183,5 @@ export default {
   "error.sync_unreadable_one": "Ein synchronisiertes Gespräch ließ sich mit diesem Sync-Code nicht lesen und wurde ausgelassen.",
   "error.sync_storage_full": "Der Speicher dieses Browsers ist voll, daher wartet ein auf einem anderen Gerät geändertes Gespräch auf dem Server. Vergiss oder exportiere hier einige Gespräche, um Platz dafür zu schaffen.",
   "error.sync_stalled": "Der Sync-Server meldete immer wieder weitere Änderungen, ohne welche zu senden, daher wurde diese Runde beendet. Änderungen werden später synchronisiert.",
-  "error.sync_key_short": "Der Sync-Schlüssel der Seite ist zu kurz, um einen Verlauf sicher aufzubewahren: Er braucht mindestens 16 Zeichen.",
+  "error.sync_key_short": "Der Sync-Schlüssel der Seite ist zu schwach, um einen Verlauf sicher aufzubewahren: Er braucht mindestens {length} Zeichen, davon mindestens {distinct} verschiedene.",
 };

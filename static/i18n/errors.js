@@ -36,7 +36,7 @@ export default {
   "error.sync_unreadable_one": "A synced conversation could not be read with this sync code and was left out.",
   "error.sync_storage_full": "This browser's storage is full, so a conversation changed on another device waits on the server. Forget or export some conversations here to make room for it.",
   "error.sync_stalled": "The sync server kept saying more changes were waiting without sending any, so this round stopped. Changes sync later.",
-  "error.sync_key_short": "The site's sync key is too short to keep a history safe: it needs at least 16 characters.",
+  "error.sync_key_short": "The site's sync key is too weak to keep a history safe: it needs at least {length} characters, of at least {distinct} different ones.",
   "error.sync_off": "This chat server does not keep synced history.",
   "error.sync_conflict": "This conversation changed on another device meanwhile.",
   "error.sync_space_full": "Your synced history is full: this server keeps at most {limit} bytes of it. Forget some conversations to sync again.",

@@ -35,9 +35,20 @@ after(() => {
   server.close();
 });
 
+/** IndexedDB as the worker has it, in memory: what is kept is a structured clone. */
+function memoryKeys() {
+  const kept = new Map();
+  return {
+    kept,
+    keepKeys: async (name, keys) => void kept.set(name, structuredClone(keys)),
+    loadKeys: async (name) => kept.get(name) ?? null,
+    dropKeys: async (name) => void kept.delete(name),
+  };
+}
+
 async function client(path) {
-  const sync = new SyncClient(() => `${base}${path}`, () => ({}), () => null, 200);
-  await sync.open("0123456789ABCDEFGHJKMNPQRSTVWXYZ");
+  const sync = new SyncClient(() => `${base}${path}`, () => ({}), () => null, 200, memoryKeys());
+  await sync.open("0123456789ABCDEFGHJKMNPQRSTVWXYZ", "chatkeep");
   return sync;
 }
 
@@ -69,11 +80,32 @@ test("an answer that keeps arriving is read whole, however long it takes", { tim
 });
 
 test("a server that is not there is offline at once", { timeout: 5_000 }, async () => {
-  const sync = new SyncClient(() => "http://127.0.0.1:9/api", () => ({}), () => null, 200);
-  await sync.open("0123456789ABCDEFGHJKMNPQRSTVWXYZ");
+  const sync = new SyncClient(() => "http://127.0.0.1:9/api", () => ({}), () => null, 200, memoryKeys());
+  await sync.open("0123456789ABCDEFGHJKMNPQRSTVWXYZ", "chatkeep");
   await assert.rejects(sync.pull(0), (error) => {
     assert.equal(error.code, "sync_offline");
     assert.match(error.message, /cannot be reached/);
     return true;
   });
+});
+
+test("the keys kept between visits are CryptoKeys whose bytes no script can read", async () => {
+  const code = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  const keys = memoryKeys();
+  const first = new SyncClient(() => `${base}/api`, () => ({}), () => null, 200, keys);
+  const print = await first.open(code, "chatkeep");
+  const kept = keys.kept.get("chatkeep");
+  assert.deepEqual(Object.keys(kept).sort(), ["items", "names", "print", "space"]);
+  for (const key of [kept.items, kept.names]) {
+    assert.ok(key instanceof CryptoKey && !key.extractable);
+    await assert.rejects(crypto.subtle.exportKey("raw", key));  // a host script gets no bytes
+  }
+  assert.ok(!JSON.stringify(kept).includes(code));
+  // A later visit takes them up without the code, and reaches the same space.
+  const later = new SyncClient(() => `${base}/api`, () => ({}), () => null, 200, keys);
+  assert.equal(await later.resume("chatkeep"), print);
+  assert.equal(await later.resume("elsewhere"), null);
+  await later.forget("chatkeep");
+  assert.equal(keys.kept.size, 0);
+  await assert.rejects(later.pull(0), (error) => error.code === "sync_off");
 });

@@ -191,7 +191,7 @@ def said_about_sync() -> list[Notice]:
     pages never end."""
     return [caught(lambda: read_code("ABCD-EFGH")), notice("sync_unreadable", count=2),
             notice("sync_unreadable_one"), notice("sync_storage_full"),
-            WidgetError.said("sync_key_short").notice(),
+            WidgetError.said("sync_key_short", length=32, distinct=16).notice(),
             WidgetError.said("sync_stalled").notice()]  # fmt: skip
 
 

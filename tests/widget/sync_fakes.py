@@ -5,6 +5,7 @@ ciphertext would be opaque: no object is shared between devices."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from typing import Any
 
@@ -16,6 +17,11 @@ from widget.key_value import MemoryKeyValue
 from widget.snapshots import from_dict
 from widget.sync import Page, Pulled, Pushed, Syncer
 from widget.texts import Notice
+
+
+def space_print(secret: str) -> str:
+    """What the worker names a space by (a digest of its name, itself derived from the secret)."""
+    return hashlib.sha256(f"print {secret}".encode()).hexdigest()[:32]
 
 
 class FakeServer:
@@ -46,13 +52,29 @@ class FakeServer:
 
 
 class FakeRemote:
-    """The worker's side of sync (it encrypts in the browser), speaking to `server`."""
+    """The worker's side of sync (it encrypts in the browser), speaking to `server`. The keys
+    it derives stay in `keys` (the browser's IndexedDB, shared by its tabs): here the secret
+    stands for them, as what a later visit takes up without the person typing it."""
 
-    def __init__(self, server: FakeServer) -> None:
+    def __init__(self, server: FakeServer, keys: dict[str, str] | None = None) -> None:
         self.server = server
+        self.keys = {} if keys is None else keys
+        self.secret = ""
 
-    async def open(self, secret: str) -> None:
+    async def open(self, secret: str, keep_as: str) -> str:
+        self.secret = self.keys[keep_as] = secret
+        return space_print(secret)
+
+    async def resume(self, kept_as: str) -> str | None:
+        secret = self.keys.get(kept_as)
+        if secret is None:
+            return None
         self.secret = secret
+        return space_print(secret)
+
+    async def forget(self, kept_as: str) -> None:
+        self.keys.pop(kept_as, None)
+        self.secret = ""
 
     async def pull(self, since: int) -> Page:
         if self.server.down:

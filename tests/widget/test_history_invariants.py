@@ -202,6 +202,7 @@ class World:
         self.told = False  # an alert (or a crash) excuses what is not stored, until stored
         self.clock = iter(range(1_000, 10**9, 1_000))
         self.server = FakeServer()
+        self.keys: dict[str, str] = {}  # the browser's IndexedDB: the sync keys, kept
         self.far = Device(self.server)  # the person's other device, synced by the same code
         self.forgotten: set[str] = set()  # texts of conversations forgotten, here or there
         #: conversations forgotten here: id -> their texts and title then (they come back only
@@ -220,9 +221,9 @@ class World:
             listener=Heard(self.alerts),
         )  # fmt: skip
         run(tab.keeper.start())
-        self.synced = SyncedHistory(tab, FakeRemote(self.server), offered=True,
+        self.synced = SyncedHistory(tab, FakeRemote(self.server, self.keys), offered=True,
                                     emit=lambda kind, data: None)  # fmt: skip
-        run(self.synced.sync_status())  # connects again with the code this browser kept
+        run(self.synced.sync_status())  # connects again with the keys this browser kept
         return tab
 
     def restart(self) -> None:

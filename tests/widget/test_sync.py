@@ -349,13 +349,14 @@ def test_a_forget_stop_could_not_send_is_not_carried_to_another_code(
 
 
 def tabs_of_one_browser(server: FakeServer) -> list[tuple[Conversations, SyncedHistory]]:
-    """Two pages of one browser: one store; the browser tells each of the other's writes."""
-    store = MemoryKeyValue()
+    """Two pages of one browser: one store, one IndexedDB; the browser tells each of the
+    other's writes."""
+    store, keys = MemoryKeyValue(), dict[str, str]()
     tabs = []
     for _ in range(2):
         tab = Conversations(Session(), History(store), ScriptedTransport(), listener=Heard())
         run(tab.keeper.start())
-        tabs.append((tab, SyncedHistory(tab, FakeRemote(server), offered=True,
+        tabs.append((tab, SyncedHistory(tab, FakeRemote(server, keys), offered=True,
                                         emit=lambda kind, data: None)))  # fmt: skip
     return tabs
 
@@ -363,11 +364,11 @@ def tabs_of_one_browser(server: FakeServer) -> list[tuple[Conversations, SyncedH
 def test_stop_syncing_in_one_tab_stops_the_others(server: FakeServer) -> None:
     (first, first_sync), (second, second_sync) = tabs_of_one_browser(server)
     run(first_sync.start_sync())
-    run(second.storage_changed("chatkeep:sync:secret"))  # the code, kept by the first tab
+    run(second.storage_changed("chatkeep:sync:device"))  # the space, noted by the first tab
     run(second_sync.sync_now())
     assert second_sync.state == "synced"
     run(first_sync.stop_sync())
-    run(second.storage_changed("chatkeep:sync:secret"))  # ... and cleared by it
+    run(second.storage_changed("chatkeep:sync:device"))  # ... and cleared by it
     assert second_sync.state == "off"
     written = server.rev
     run(second.send("Said after stopping"))
@@ -384,8 +385,9 @@ class Spaces(FakeRemote):
         super().__init__(FakeServer())
         self.spaces: dict[str, FakeServer] = {}
 
-    async def open(self, secret: str) -> None:
+    async def open(self, secret: str, keep_as: str) -> str:
         self.server = self.spaces.setdefault(secret, FakeServer())
+        return await super().open(secret, keep_as)
 
 
 def test_a_code_for_another_space_receives_all_of_it(server: FakeServer) -> None:
@@ -438,17 +440,17 @@ class Interrupted(FakeRemote):
 
 
 def test_two_tabs_syncing_at_once_take_another_device_s_change_once(server: FakeServer) -> None:
-    store, locks, phone = MemoryKeyValue(), TabLocks(), Device(server)
+    store, locks, phone, keys = MemoryKeyValue(), TabLocks(), Device(server), dict[str, str]()
     tabs = []
     for _ in range(2):
         tab = Conversations(Session(), History(store), ScriptedTransport(), listener=Heard(),
                             locks=locks)  # fmt: skip
         run(tab.keeper.start())
-        remote = Interrupted(server)
+        remote = Interrupted(server, keys)
         tabs.append((SyncedHistory(tab, remote, offered=True, locks=locks,
                                    emit=lambda kind, data: None), remote))  # fmt: skip
     run(tabs[0][0].start_sync())
-    run(tabs[1][0].sync_status())  # the second tab connects with the code the first kept
+    run(tabs[1][0].sync_status())  # the second tab connects with the keys the first kept
     kept = phone.keep("On the phone")
     phone.sync()
     run(tabs[0][0].sync_now())
@@ -900,3 +902,67 @@ def test_a_conversation_dated_far_off_is_taken_as_of_now(server: FakeServer) -> 
     phone.sync()
     entry = phone.history.entry("from-the-future")
     assert entry is not None and entry.updated == 1_800_000_000_000
+
+
+def a_page(store: MemoryKeyValue, keys: dict[str, str], server: FakeServer) -> SyncedHistory:
+    """A page of one browser (its storage, its IndexedDB), opened (again)."""
+    tab = Conversations(Session(), History(store), ScriptedTransport(), listener=Heard())
+    run(tab.keeper.start())
+    return SyncedHistory(tab, FakeRemote(server, keys), offered=True, emit=lambda kind, d: None)
+
+
+def test_no_storage_of_the_page_holds_the_code_and_a_reload_still_syncs(server: FakeServer) -> None:
+    """The code sat in plain text in the host site's localStorage: any script of the site
+    took every device's history, future conversations included."""
+    store, keys = MemoryKeyValue(), dict[str, str]()
+    page = a_page(store, keys, server)
+    code = run(page.start_sync())["code"].replace("-", "")
+    assert all(code not in key + value for key, value in store.data.items())
+    assert run(page.start_sync())["code"].replace("-", "") == code  # shown again in this visit
+    again = a_page(store, keys, server)  # the page reloaded: the keys are taken up
+    assert run(again.sync_status())["connected"] is True
+    assert run(again.start_sync()) == {"code": ""}  # kept nowhere, so not shown
+    phone = Device(server)
+    phone.keep("From the phone")
+    phone.sync()
+    run(again.sync_now())
+    assert [e["title"] for e in listing(again.conversations)] == ["From the phone 0"]
+    run(again.stop_sync())
+    assert keys == {} and not [key for key in store.data if ":sync:" in key]
+
+
+def test_a_code_kept_by_an_earlier_version_moves_into_keys(server: FakeServer) -> None:
+    store, keys = MemoryKeyValue(), dict[str, str]()
+    code = new_code()
+    run(store.write([("chatkeep:sync:secret", code)]))
+    page = a_page(store, keys, server)
+    assert run(page.sync_status())["connected"] is True
+    assert "chatkeep:sync:secret" not in store.data and keys == {"chatkeep": code}
+    assert all(code not in value for value in store.data.values())
+
+
+@pytest.mark.parametrize("key", ["person-42-secret", "a" * 64, "abcdefgh" * 5])
+def test_a_weak_site_key_is_refused(server: FakeServer, key: str) -> None:
+    """A 16-character guessable key was found from the space's name in 0.25 s."""
+    page = a_page(MemoryKeyValue(), {}, server)
+    with pytest.raises(WidgetError, match="at least 32 characters, of at least 16"):
+        run(page.use_sync_key(key))
+    assert run(page.sync_status())["connected"] is False and server.rev == 0
+
+
+def test_a_sign_out_takes_the_person_s_synced_conversations_out_of_this_browser(
+    server: FakeServer,
+) -> None:
+    store, keys = MemoryKeyValue(), dict[str, str]()
+    page = a_page(store, keys, server)
+    run(page.use_sync_key("person-7-0123456789abcdefghijklmnopqrstuv"))
+    phone = Device(server)
+    phone.keep("Theirs")
+    phone.sync()
+    run(page.sync_now())
+    assert [e["title"] for e in listing(page.conversations)] == ["Theirs 0"]
+    run(page.sign_out())
+    assert listing(page.conversations) == [] and page.state == "off"
+    assert keys == {} and not [key for key in store.data if ":sync:" in key]
+    phone.sync()
+    assert phone.titles() == ["Theirs 0"]  # still in their synced history
