@@ -1,6 +1,6 @@
 """PDFs, on a host page of another origin: what a visit that attaches none fetches of the PDF
 support (nothing, by design), what the first PDF fetches, how long its text takes, and the
-host page's longest task meanwhile (pypdf runs in the chat's worker)."""
+host page's longest task meanwhile (pypdf runs in a worker of its own, static/pdf-worker.js)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pages import chat_request_bodies, host_page, widget
 from playwright.sync_api import Page, expect
-from sample_pdf import locked_pdf, sample_pdf
+from sample_pdf import locked_pdf, sample_pdf, slow_pdf
 
 # Attaches [name, base64 bytes] as if dropped on the chat.
 DROP = """([name, data]) => {
@@ -100,3 +100,39 @@ def test_the_picker_offers_pdfs_and_attaches_their_text(page: Page, tmp_path: Pa
     assert {"type": "text", "text": "File minutes.pdf:\n\nMeeting moved to Friday"} in bodies[-1][
         "messages"
     ][-1]["content"]
+
+
+def test_a_pdf_that_takes_too_long_is_stopped_and_never_holds_the_chat(page: Page) -> None:
+    """An 80 KB PDF that inflates to millions of drawing operations held the chat's worker
+    for minutes: nothing could be sent, stopped or read meanwhile."""
+    host_page(page, 'history="memory" pdf-timeout="8"')
+    widget(page).wait_ready()
+    page.evaluate(DROP, ["heavy.pdf", encoded(slow_pdf())])
+    expect(page.locator("chat-widget .files li")).to_have_count(0)  # being read, not attached
+    widget(page).send("Still here?")  # the chat goes on meanwhile
+    answers = page.locator("chat-widget article[data-role=assistant]")
+    expect(answers).to_contain_text("Still here?")
+    expect(page.get_by_role("alert")).to_contain_text(
+        "“heavy.pdf” took longer than 8 s to read, so reading it was stopped.", timeout=30_000
+    )
+    expect(page.locator("chat-widget .files li")).to_have_count(0)
+
+
+def test_a_pdf_over_the_size_cap_is_refused_before_it_is_read(page: Page) -> None:
+    fetched: list[str] = []
+    page.context.on("request", lambda request: fetched.append(request.url))
+    host_page(page, 'history="memory" max-attachment-bytes="40000000"')
+    widget(page).wait_ready()
+    page.evaluate("""() => {
+      const files = new DataTransfer();
+      const big = new Uint8Array(20 * 1024 * 1024 + 1);
+      files.items.add(new File([big], 'huge.pdf', { type: 'application/pdf' }));
+      const chat = document.querySelector('chat-widget').shadowRoot.querySelector('.chat');
+      const how = { dataTransfer: files, bubbles: true, cancelable: true, composed: true };
+      chat.dispatchEvent(new DragEvent('dragover', how));
+      chat.dispatchEvent(new DragEvent('drop', how));
+    }""")
+    expect(page.get_by_role("alert")).to_contain_text(
+        "“huge.pdf” is larger than the 20 MB a PDF may be, so it was not read."
+    )
+    assert not [url for url in fetched if "/pdf/" in url or "pdf-worker" in url]

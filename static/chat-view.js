@@ -2,7 +2,7 @@
 // The element (./chat-widget.js) keeps the attributes, the lifecycle and the host API.
 
 import { askApproval } from "./approval.js";
-import { imageHosts, language, mode, storagePrefix } from "./settings.js";
+import { imageHosts, language, mode, pdfSeconds, storagePrefix } from "./settings.js";
 import { Composer } from "./composer.js";
 import { prepareFile } from "./prepare-file.js";
 import { showGreeting, wireGreeting } from "./greeting.js";
@@ -78,7 +78,7 @@ export class ChatView {
     });
     this.#composer = new Composer(root, {
       t,
-      prepare: (file) => prepareFile(file, this.#client),
+      prepare: (file) => prepareFile(file, this.#client, pdfSeconds(host)),
       limit: () => host.maxAttachmentBytes,
       alert: (text) => (text ? this.#notices.alert(text) : this.#notices.clear()),
       send: (text, attachments) => this.#act("send", { text, attachments }),

@@ -33,6 +33,7 @@ import "./math.js";
 import "./message-actions.js";
 import "./module-worker.js";
 import "./notices.js";
+import "./pdf-reader.js";
 import "./prepare-file.js";
 import "./progress.js";
 import "./protocol.js";

@@ -1,63 +1,55 @@
-// A PDF attached to a message, as its text: pypdf reads it here in the worker
-// (widget/pdf_text.py). pypdf and the standard-library modules it needs beyond the widget's
-// (runtime/pdf/, tools/stdlib_subset.mjs) are fetched the first time a person attaches a PDF:
-// a visit that never does loads none of it.
+// A PDF attached to a message, as its text, read by pypdf (widget/pdf_text.py) in a worker of
+// its own (./pdf-worker.js), never in the chat's: a person can send, stop and read while a PDF
+// is read. A PDF over `MAX_PDF_BYTES` is refused before anything reads it, and a reading that
+// takes longer than the element's `pdf-timeout` (seconds, 30 by default) is stopped. pypdf is
+// fetched the first time a person attaches a PDF: a visit that never does loads none of it.
 
+import { compiledPyodide } from "./worker-start.js";
+import { postModule, startModuleWorker } from "./module-worker.js";
 import { ReplyError } from "./rpc.js";
 
-/** @type {Promise<void> | null} pypdf in place (once; again after a failure) */
-let loading = null;
-let attached = 0;
+/** The largest PDF read (bytes): past it the text would not fit a message anyway. */
+export const MAX_PDF_BYTES = 20 * 1024 * 1024;
+export const PDF_SECONDS = 30;
+const WORKER_URL = new URL("./pdf-worker.js", import.meta.url);
+
+/** What the page says, in English (static/i18n/errors.js under `error.<code>`). */
+const SAID = {
+  pdf_too_large: "“{file}” is larger than the {limit} MB a PDF may be, so it was not read.",
+  pdf_too_slow: "“{file}” took longer than {seconds} s to read, so reading it was stopped.",
+};
 
 /**
- * The text of `file`, or a ReplyError the page says in its language (locked, only pictures,
- * not a PDF).
- * @param {any} pyodide
- * @param {File} file
- * @param {URL} runtime  the runtime folder's URL
+ * The text of `file`, or a ReplyError the page says in its language (too large, too slow,
+ * locked, only pictures, not a PDF).
+ * @param {File} file @param {number} [seconds]  how long reading it may take
  * @returns {Promise<{text: string}>}
  */
-export async function pdfText(pyodide, file, runtime) {
-  loading ??= loadPypdf(pyodide, runtime).catch((error) => {
-    loading = null;
-    throw error;
-  });
-  const [bytes] = await Promise.all([file.arrayBuffer(), loading]);
-  const path = `/tmp/attached-${++attached}.pdf`;
-  pyodide.FS.writeFile(path, new Uint8Array(bytes));
-  const reader = pyodide.pyimport("widget.pdf_text");
+export async function readPdf(file, seconds = PDF_SECONDS) {
+  if (file.size > MAX_PDF_BYTES) {
+    throw said("pdf_too_large", { file: file.name, limit: String(MAX_PDF_BYTES / 1024 / 1024) });
+  }
+  const worker = startModuleWorker(WORKER_URL);
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
   try {
-    const reply = JSON.parse(reader.read_pdf(path, file.name));
+    const reply = await new Promise((resolve, reject) => {
+      timer = setTimeout(() => reject(said("pdf_too_slow", { file: file.name, seconds: String(seconds) })), seconds * 1000);
+      worker.onmessage = ({ data }) => resolve(data);
+      worker.onerror = (event) => reject(new Error(event.message || "The PDF reader did not start."));
+      compiledPyodide().then((module) => postModule(worker, { module, file }));
+    });
+    if (reply.failed) throw new Error(reply.failed);
     if (reply.error) throw new ReplyError(reply.error.message, undefined, reply.error.code, reply.error.params);
     return { text: reply.text };
   } finally {
-    reader.destroy();
-    pyodide.FS.unlink(path);
+    clearTimeout(timer);
+    worker.terminate(); // done, or past its time: its Python goes with it
   }
 }
 
-/** pypdf's wheel and its standard-library modules, unpacked beside the widget. */
-async function loadPypdf(/** @type {any} */ pyodide, /** @type {URL} */ runtime) {
-  const [wheel, stdlib] = await Promise.all(["pdf/pypdf.whl", "pdf/pdf_stdlib.zip"].map(async (name) => {
-    const response = await fetch(new URL(name, runtime));
-    if (!response.ok) throw new Error(`Reading PDFs needs ${name}, which the server does not have (${response.status}): rebuild with "make serve".`);
-    return new Uint8Array(await response.arrayBuffer());
-  }));
-  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-  pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
-  pyodide.unpackArchive(stdlib, "zip", { extractDir: sitePackages });
-  pyodide.runPython(WIDEN_PACKAGES);
+/** @param {keyof SAID} code @param {Record<string, string>} params */
+function said(code, params) {
+  const message = SAID[code].replace(/\{(\w+)\}/g, (_, name) => params[name] ?? "");
+  return new ReplyError(message, undefined, code, params);
 }
-
-// A package already imported from the standard library's zip (`encodings`) looks only there
-// for its modules: the ones just unpacked beside it are added to its path.
-const WIDEN_PACKAGES = `
-import os, sys, sysconfig
-site = sysconfig.get_path("purelib")
-for name, module in list(sys.modules.items()):
-    folder = os.path.join(site, *name.split("."))
-    paths = getattr(module, "__path__", None)
-    if paths is not None and folder not in paths and os.path.isdir(folder):
-        paths.append(folder)
-sys.path_importer_cache.clear()
-`;

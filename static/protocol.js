@@ -19,8 +19,6 @@ export const KIND = Object.freeze({
   init: "init", call: "call", reply: "reply", error: "error", event: "event",
   /** an image to make small for a message (static/downscale.js), off the page's main thread */
   downscale: "downscale",
-  /** a PDF attached to a message, as its text (static/pdf-reader.js) */
-  pdfText: "pdfText",
   /** Pyodide's WebAssembly module, compiled by the page (static/worker-start.js), or null */
   runtime: "runtime",
 });
@@ -48,7 +46,6 @@ export const PAYLOAD = Object.freeze({
   historyStore: { "op": "string", args: "array" },
   callTool: { name: "string", arguments: "object" },
   downscale: { file: "any" },
-  pdfText: { file: "any" },
   runtime: { module: "any" },
 });
 

@@ -55,6 +55,12 @@ export function maxAttachmentBytes(/** @type {Attributes} */ element) {
   return value > 0 ? value : DEFAULTS.maxAttachmentBytes;
 }
 
+/** How long reading an attached PDF may take, in seconds (`pdf-timeout`, 30 by default). */
+export function pdfSeconds(/** @type {Attributes} */ element) {
+  const value = Number.parseFloat(element.getAttribute("pdf-timeout") ?? "");
+  return value > 0 ? value : 30;
+}
+
 /** The questions the `suggestions` attribute offers (a JSON array of strings). */
 export function suggestions(/** @type {Attributes} */ element) {
   try {

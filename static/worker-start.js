@@ -70,6 +70,11 @@ function handRuntime(/** @type {Worker} */ worker) {
   compiled.then((module) => postModule(worker, { id: "runtime", type: KIND.runtime, module }));
 }
 
+/** Pyodide's WebAssembly as the page compiled it for the chat's worker (null: it did not). */
+export function compiledPyodide() {
+  return compiledRuntime;
+}
+
 /**
  * The memory snapshot the next visit boots from, made once the chat is ready by a worker of
  * its own (./snapshot-maker.js) that starts Python as the chat's worker did, with the runtime

@@ -9,9 +9,8 @@ import { EVENT, KIND, REQUEST, STORAGE, storageKey } from "./protocol.js";
 import { Channel, ReplyError } from "./rpc.js";
 import { openStream } from "./sse.js";
 import { downscaled } from "./downscale.js";
-import { pdfText } from "./pdf-reader.js";
 import { BUILD } from "./served-from.js";
-import { importLoader, importWidget, loadRuntime, requireWebAssembly, RUNTIME, useRuntimeFromPage } from "./python-runtime.js";
+import { importLoader, importWidget, loadRuntime, requireWebAssembly, useRuntimeFromPage } from "./python-runtime.js";
 import { forgetSnapshot, keptSnapshot } from "./snapshot-store.js";
 import { SyncClient } from "./sync-client.js";
 
@@ -39,7 +38,6 @@ const channel = new Channel(self, {
   [KIND.runtime]: ({ module }) => receiveRuntime(module instanceof WebAssembly.Module ? module : null),
   [KIND.init]: ({ config, keepSnapshot: mayKeep = true }) => boot(config, mayKeep),
   [KIND.downscale]: ({ file }) => downscaled(file),
-  [KIND.pdfText]: async ({ file }) => pdfText((await python).pyodide, file, RUNTIME),
   [KIND.call]: async ({ op, args }) => {
     if (!bridge) throw Object.assign(new Error("The chat is still starting."), { code: "starting" });
     /** `{"result": …}` or `{"error": {message, bug?}}`: parsed here, once; plain data onwards */

@@ -27,7 +27,7 @@ const OPTIONS = { format: "esm", minify: true, target: "es2022", legalComments: 
  * Each worker is one file with its imports (a realm of its own: nothing is shared with the page),
  * so it starts after one fetch instead of two rounds.
  */
-const BUNDLED = new Set(["worker.js", "snapshot-maker.js"]);
+const BUNDLED = new Set(["worker.js", "snapshot-maker.js", "pdf-worker.js"]);
 
 let before = 0;
 let after = 0;

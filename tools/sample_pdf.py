@@ -13,17 +13,29 @@ import zlib
 def sample_pdf(*pages: str, compress: bool = True) -> bytes:
     """A PDF of one page per text (Helvetica, one line each; ASCII only), its page contents
     deflated as most PDFs have them."""
+    contents = []
+    for text in pages:
+        escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        contents.append(f"BT /F1 18 Tf 72 720 Td ({escaped}) Tj ET".encode("ascii"))
+    return _pdf(contents, compress)
+
+
+def slow_pdf(operations: int = 3_000_000) -> bytes:
+    """A PDF of about 80 KB whose one page inflates to `operations` text-drawing operations:
+    reading its text takes pypdf minutes (the attack a time cap on reading stops)."""
+    return _pdf([b"BT /F1 18 Tf " + b"(a) Tj 1 0 Td " * operations + b"ET"], compress=True)
+
+
+def _pdf(contents: list[bytes], compress: bool) -> bytes:
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"",  # the page tree, once the pages' numbers are known
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
     kids = []
-    for text in pages:
-        escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-        content = f"BT /F1 18 Tf 72 720 Td ({escaped}) Tj ET".encode("ascii")
+    for content in contents:
         if compress:
-            content = zlib.compress(content)
+            content = zlib.compress(content, 9)
         filters = b" /Filter /FlateDecode" if compress else b""
         objects.append(
             b"<< /Length %d%s >>\nstream\n%s\nendstream" % (len(content), filters, content)

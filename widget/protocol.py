@@ -13,7 +13,6 @@ A message between the page and the worker is one of `MESSAGE_KINDS`, with the pa
     {type: "event", kind, data}                worker → page: a change, `data` as `EVENT_DATA`
     {id, type: <one of REQUESTS>, ...}         worker → page: what only the page can do
     {id, type: "downscale", file}              page → worker: an image made small
-    {id, type: "pdfText", file}                page → worker: a PDF's text (widget.pdf_text)
     {id, type: "runtime", module}              page → worker: Pyodide's compiled WebAssembly
 
 A payload's shape maps each field to a type: `string`, `number`, `boolean`, `object`, `array`,
@@ -31,7 +30,6 @@ MESSAGE_KINDS = (
     "error",
     "event",
     "downscale",
-    "pdfText",
     "runtime",
 )
 #: What the worker asks of the page: localStorage, the host's own history store, a tool.
@@ -63,7 +61,6 @@ PAYLOADS: dict[str, Shape] = {
     # an image the page hands the worker to make small (static/downscale.js): the File back
     "downscale": {"file": "any"},
     # a PDF the page hands the worker: its text back, or why it has none
-    "pdfText": {"file": "any"},
     # Pyodide's WebAssembly module as the page compiled it (Chromium caches it there only)
     "runtime": {"module": "any"},
 }

@@ -169,6 +169,8 @@ export default {
   "error.pdf_locked": "«{file}» محمي بكلمة مرور، لذا لا يمكن قراءة نصه.",
   "error.pdf_no_text": "لا يحتوي «{file}» على نص يمكن قراءته: صفحاته صور (ربما نسخة ممسوحة ضوئيًا).",
   "error.pdf_unreadable": "تعذّرت قراءة «{file}» كملف PDF.",
+  "error.pdf_too_large": "«{file}» أكبر من {limit} ميغابايت المسموح بها لملف PDF، لذا لم يُقرأ.",
+  "error.pdf_too_slow": "استغرقت قراءة «{file}» أكثر من {seconds} ث، لذا أُوقفت القراءة.",
   "error.export_version": "هذا الملف تصدير من Chatkeep بالإصدار {version}، وهذا الإصدار من Chatkeep لا يقرأ إلا الإصدار 1: لم يُستورد شيء.",
   "error.connection_closed": "أُغلق الاتصال قبل اكتمال الإجابة.",
   "error.server_unreachable": "تعذّر الوصول إلى خادم الدردشة ({detail}).",

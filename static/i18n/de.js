@@ -150,6 +150,8 @@ export default {
   "error.pdf_locked": "„{file}“ ist mit einem Passwort geschützt, darum lässt sich sein Text nicht lesen.",
   "error.pdf_no_text": "„{file}“ enthält keinen lesbaren Text: Seine Seiten sind Bilder (vielleicht ein Scan).",
   "error.pdf_unreadable": "„{file}“ ließ sich nicht als PDF lesen.",
+  "error.pdf_too_large": "„{file}“ ist größer als die {limit} MB, die ein PDF haben darf, und wurde daher nicht gelesen.",
+  "error.pdf_too_slow": "Das Lesen von „{file}“ dauerte länger als {seconds} s und wurde daher abgebrochen.",
   "error.export_version": "Diese Datei ist ein Chatkeep-Export der Version {version}, und diese Version von Chatkeep liest nur Version 1: Es wurde nichts importiert.",
   "error.connection_closed": "Die Verbindung wurde geschlossen, bevor die Antwort vollständig war.",
   "error.server_unreachable": "Der Chat-Server ist nicht erreichbar ({detail}).",

@@ -69,6 +69,8 @@ export default {
   "error.pdf_locked": "“{file}” is locked with a password, so its text cannot be read.",
   "error.pdf_no_text": "“{file}” has no text to read: its pages are pictures (a scan, perhaps).",
   "error.pdf_unreadable": "“{file}” could not be read as a PDF.",
+  "error.pdf_too_large": "“{file}” is larger than the {limit} MB a PDF may be, so it was not read.",
+  "error.pdf_too_slow": "“{file}” took longer than {seconds} s to read, so reading it was stopped.",
   "error.export_version": "this file is a Chatkeep export of version {version}, and this version of Chatkeep reads version 1 only: nothing was imported",
   "error.connection_closed": "The connection closed before the answer was complete.",
   "error.server_unreachable": "The chat server could not be reached ({detail}).",

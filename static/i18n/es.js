@@ -157,6 +157,8 @@ export default {
   "error.pdf_locked": "«{file}» está protegido con contraseña, así que no se puede leer su texto.",
   "error.pdf_no_text": "«{file}» no tiene texto que leer: sus páginas son imágenes (quizá un escaneo).",
   "error.pdf_unreadable": "No se pudo leer «{file}» como PDF.",
+  "error.pdf_too_large": "«{file}» supera los {limit} MB que puede tener un PDF, así que no se leyó.",
+  "error.pdf_too_slow": "Leer «{file}» tardó más de {seconds} s, así que se detuvo la lectura.",
   "error.export_version": "Este archivo es una exportación de Chatkeep de la versión {version}, y esta versión de Chatkeep solo lee la versión 1: no se importó nada.",
   "error.connection_closed": "La conexión se cerró antes de que la respuesta estuviera completa.",
   "error.server_unreachable": "No se pudo contactar con el servidor de chat ({detail}).",

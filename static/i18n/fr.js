@@ -157,6 +157,8 @@ export default {
   "error.pdf_locked": "« {file} » est protégé par un mot de passe : son texte ne peut pas être lu.",
   "error.pdf_no_text": "« {file} » ne contient pas de texte à lire : ses pages sont des images (un scan, peut-être).",
   "error.pdf_unreadable": "« {file} » n’a pas pu être lu comme un PDF.",
+  "error.pdf_too_large": "« {file} » dépasse les {limit} Mo qu’un PDF peut faire : il n’a pas été lu.",
+  "error.pdf_too_slow": "La lecture de « {file} » a pris plus de {seconds} s : elle a été arrêtée.",
   "error.export_version": "Ce fichier est un export Chatkeep de version {version}, et cette version de Chatkeep ne lit que la version 1 : rien n’a été importé.",
   "error.connection_closed": "La connexion s’est fermée avant la fin de la réponse.",
   "error.server_unreachable": "Le serveur de chat est injoignable ({detail}).",

@@ -156,6 +156,8 @@ export default {
   "error.pdf_locked": "«{file}» è protetto da password, quindi il suo testo non si può leggere.",
   "error.pdf_no_text": "«{file}» non contiene testo da leggere: le sue pagine sono immagini (forse una scansione).",
   "error.pdf_unreadable": "Impossibile leggere «{file}» come PDF.",
+  "error.pdf_too_large": "«{file}» supera i {limit} MB consentiti per un PDF, quindi non è stato letto.",
+  "error.pdf_too_slow": "La lettura di «{file}» ha richiesto più di {seconds} s, quindi è stata interrotta.",
   "error.export_version": "Questo file è un'esportazione di Chatkeep alla versione {version}, e questa versione di Chatkeep legge solo la versione 1: non è stato importato niente.",
   "error.connection_closed": "La connessione si è chiusa prima che la risposta fosse completa.",
   "error.server_unreachable": "Il server di chat non è raggiungibile ({detail}).",

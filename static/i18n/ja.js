@@ -153,6 +153,8 @@ export default {
   "error.pdf_locked": "「{file}」はパスワードで保護されているため、テキストを読み取れません。",
   "error.pdf_no_text": "「{file}」には読み取れるテキストがありません。ページが画像になっています（スキャンかもしれません）。",
   "error.pdf_unreadable": "「{file}」を PDF として読み込めませんでした。",
+  "error.pdf_too_large": "「{file}」は PDF の上限 {limit} MB を超えているため、読み込みませんでした。",
+  "error.pdf_too_slow": "「{file}」の読み込みに {seconds} 秒以上かかったため、読み込みを中止しました。",
   "error.export_version": "このファイルはバージョン {version} の Chatkeep エクスポートです。このバージョンの Chatkeep はバージョン 1 しか読めないため、何もインポートしていません。",
   "error.connection_closed": "回答が届き切る前に接続が閉じられました。",
   "error.server_unreachable": "チャットサーバーに接続できませんでした（{detail}）。",

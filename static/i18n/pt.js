@@ -157,6 +157,8 @@ export default {
   "error.pdf_locked": "“{file}” está protegido por senha, então o texto dele não pode ser lido.",
   "error.pdf_no_text": "“{file}” não tem texto para ler: as páginas dele são imagens (talvez uma digitalização).",
   "error.pdf_unreadable": "Não foi possível ler “{file}” como PDF.",
+  "error.pdf_too_large": "“{file}” é maior que os {limit} MB que um PDF pode ter, então não foi lido.",
+  "error.pdf_too_slow": "Ler “{file}” levou mais de {seconds} s, então a leitura foi interrompida.",
   "error.export_version": "Este arquivo é uma exportação do Chatkeep na versão {version}, e esta versão do Chatkeep só lê a versão 1: nada foi importado.",
   "error.connection_closed": "A conexão foi fechada antes de a resposta ficar completa.",
   "error.server_unreachable": "Não foi possível falar com o servidor de chat ({detail}).",

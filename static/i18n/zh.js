@@ -153,6 +153,8 @@ export default {
   "error.pdf_locked": "“{file}”受密码保护，无法读取其中的文字。",
   "error.pdf_no_text": "“{file}”中没有可读取的文字：它的页面都是图片（可能是扫描件）。",
   "error.pdf_unreadable": "无法将“{file}”作为 PDF 读取。",
+  "error.pdf_too_large": "“{file}”超过了 PDF 允许的 {limit} MB，因此未读取。",
+  "error.pdf_too_slow": "读取“{file}”超过了 {seconds} 秒，因此已停止读取。",
   "error.export_version": "此文件是版本 {version} 的 Chatkeep 导出文件，而此版本的 Chatkeep 只能读取版本 1：未导入任何内容。",
   "error.connection_closed": "回答尚未完整，连接就关闭了。",
   "error.server_unreachable": "无法连接到聊天服务器（{detail}）。",

@@ -55,12 +55,14 @@ from widget.texts import Notice, notice
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
 
-# Said by the page's JavaScript (static/sse.js, worker.js), with sample values.
+# Said by the page's JavaScript (static/sse.js, worker.js, pdf-reader.js), with sample values.
 JS_TEXTS = {
     "connection_closed": "The connection closed before the answer was complete.",
     "server_unreachable": "The chat server could not be reached ({detail}).",
     "server_answered": "The chat server answered {status}.",
     "starting": "The chat is still starting.",
+    "pdf_too_large": "“{file}” is larger than the {limit} MB a PDF may be, so it was not read.",
+    "pdf_too_slow": "“{file}” took longer than {seconds} s to read, so reading it was stopped.",
 }
 SAID_IN_JAVASCRIPT: list[Notice] = [
     {"message": JS_TEXTS["connection_closed"], "code": "connection_closed", "params": {}},
@@ -69,6 +71,10 @@ SAID_IN_JAVASCRIPT: list[Notice] = [
     {"message": "The chat server answered 502 Bad Gateway.", "code": "server_answered",
      "params": {"status": "502 Bad Gateway"}},
     {"message": JS_TEXTS["starting"], "code": "starting", "params": {}},
+    {"message": "“big.pdf” is larger than the 20 MB a PDF may be, so it was not read.",
+     "code": "pdf_too_large", "params": {"file": "big.pdf", "limit": "20"}},
+    {"message": "“slow.pdf” took longer than 30 s to read, so reading it was stopped.",
+     "code": "pdf_too_slow", "params": {"file": "slow.pdf", "seconds": "30"}},
     notice("host_store_failed", detail="the quota is exceeded"),
 ]  # fmt: skip
 
