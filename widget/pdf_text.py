@@ -1,7 +1,8 @@
 """A PDF attached to a message becomes its text: read with pypdf (pure Python, well kept) in a
 worker of its own, started when a person attaches a PDF and stopped past its time
-(static/pdf-reader.js, static/pdf-worker.js), so the chat is never held. The model gets the text under the file's name, and the conversation
-keeps the text, never the PDF. What cannot be read is said, naming the file."""
+(static/pdf-reader.js, static/pdf-worker.js), so the chat is never held. The model gets the
+text under the file's name, and the conversation keeps the text, never the PDF. What cannot
+be read is said, naming the file."""
 
 from __future__ import annotations
 
