@@ -78,13 +78,15 @@ def page_policy(image_hosts: Iterable[str] = ()) -> str:
     """The demo page's Content-Security-Policy: what the widget needs and nothing more.
 
     The page runs only our modules and starts a module worker (same origin, or a blob shim
-    for a cross-origin server); Python and WebAssembly run in the worker, not the page.
+    for a cross-origin server); Python runs in the worker. The page compiles Pyodide's
+    WebAssembly for it (Chromium caches a page's compiled code, never a worker's), which
+    `'wasm-unsafe-eval'` allows: without it, every visit reported a violation.
     """
     images = " ".join(["'self'", "data:", *(f"https://{host}" for host in image_hosts)])
     return "; ".join(
         [
             "default-src 'none'",
-            "script-src 'self'",
+            "script-src 'self' 'wasm-unsafe-eval'",
             "style-src 'self'",
             "connect-src 'self'",
             "worker-src 'self' blob:",

@@ -63,11 +63,39 @@ function createWorker(/** @type {URL} */ url) {
  */
 function handRuntime(/** @type {Worker} */ worker) {
   const webKit = /AppleWebKit/.test(navigator.userAgent) && !/Chrom(e|ium)\//.test(navigator.userAgent);
-  const compiled = typeof WebAssembly?.compileStreaming === "function" && !webKit
-    ? WebAssembly.compileStreaming(fetch(RUNTIME_WASM)).catch(() => null)
+  const compiled = typeof WebAssembly?.compileStreaming === "function" && !webKit && !refusedHere()
+    ? WebAssembly.compileStreaming(fetch(RUNTIME_WASM)).catch((error) => {
+      if (/Content.Security.Policy|unsafe-eval|CSP/i.test(String(error?.message))) noteRefusal();
+      return null; // the worker compiles it
+    })
     : Promise.resolve(null);
   compiledRuntime = compiled;
   compiled.then((module) => postModule(worker, { id: "runtime", type: KIND.runtime, module }));
+}
+
+/**
+ * A page whose Content-Security-Policy forbids WebAssembly (no `'wasm-unsafe-eval'`) refuses
+ * the compile above, and reports a violation: a site with CSP reporting would get one a visit.
+ * After a refusal the page does not try again for `RETRY_REFUSED_MS` (the worker compiles; a
+ * policy that forbids it there too is said at once, static/python-runtime.js).
+ */
+const REFUSED_KEY = "chatkeep:page-webassembly-refused";
+const RETRY_REFUSED_MS = 7 * 24 * 3600 * 1000;
+
+function refusedHere() {
+  try {
+    return Date.now() - Number(localStorage.getItem(REFUSED_KEY) ?? 0) < RETRY_REFUSED_MS;
+  } catch {
+    return false; // no storage (a sandboxed frame): it tries
+  }
+}
+
+function noteRefusal() {
+  try {
+    localStorage.setItem(REFUSED_KEY, String(Date.now()));
+  } catch {
+    // nowhere to note it: it tries again next visit
+  }
 }
 
 /** Pyodide's WebAssembly as the page compiled it for the chat's worker (null: it did not). */
