@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..errors import ChatkeepError, SettingsError
+from ..errors import ChatkeepError
 
 #: items per `changes` answer; a device asks again while `more` is true
 PAGE_ITEMS = 500
@@ -135,18 +135,3 @@ def decide(
 def charged(length: int) -> int:
     """What an item of `length` bytes counts against its space."""
     return max(length, MIN_ITEM_BYTES)
-
-
-def open_store(url: str, space_bytes: int, space_items: int = SPACE_ITEMS) -> SyncStore:
-    """The store `url` names: `sqlite:///PATH` or `postgresql://…`."""
-    if url.startswith("sqlite:///"):
-        from .sqlite import SqliteStore
-
-        return SqliteStore(url.removeprefix("sqlite:///"), space_bytes, space_items)
-    if url.startswith(("postgresql://", "postgres://")):
-        from .postgres import PostgresStore
-
-        return PostgresStore(url, space_bytes, space_items)
-    raise SettingsError(
-        f"--sync-store must be sqlite:///PATH or postgresql://…, not {url.split(':')[0]!r}"
-    )
