@@ -24,6 +24,7 @@ from bench.boot import bench_boot
 from bench.density import bench_density
 from bench.engines import bench_engines
 from bench.first_byte import bench_first_byte
+from bench.hostile import bench_hostile
 from bench.kept import bench_kept
 from bench.lazy import bench_lazy
 from bench.metrics_cost import bench_metrics_cost
@@ -136,7 +137,7 @@ def main() -> int:
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
             + bench_first_byte() + bench_metrics_cost() + bench_scale() + bench_kept()
             + bench_density() + bench_boot() + bench_engines() + bench_lazy() + bench_page()
-            + bench_sync() + bench_attach() + bench_pdf())  # fmt: skip
+            + bench_sync() + bench_attach() + bench_pdf() + bench_hostile())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
     for r in rows:
