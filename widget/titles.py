@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .line_breaks import split_lines
 from .messages import Message
 
 MAX_TITLE_LENGTH = 60
@@ -17,8 +18,8 @@ def derive_title(messages: Sequence[Message]) -> str:
 
 def clean_title(text: str) -> str:
     """A generated title without quotes, markup or a trailing full stop."""
-    line = next((line for line in text.splitlines() if line.strip()), "")
-    line = line.strip().strip("\"'`*#“”‘’ ").removeprefix("Title:").strip()
+    line = next((line for line in split_lines(text) if line.strip()), "")  # (the one rule)
+    line = " ".join(line.split()).strip("\"'`*#“”‘’ ").removeprefix("Title:").strip()
     return shorten(line.rstrip("."))
 
 
