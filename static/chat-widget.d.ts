@@ -138,6 +138,8 @@ export interface ChatWidgetAttributes {
   instructions?: string;
   theme?: Theme;
   "max-attachment-bytes"?: number | string;
+  /** Seconds reading an attached PDF may take (30 by default); past it the reading stops. */
+  "pdf-timeout"?: number | string;
   /** Space-separated hosts whose https images answers may show inline. */
   "image-hosts"?: string;
   /** A client token (`chatkeep.sign_client_token`) when the server has a client secret. */
@@ -185,10 +187,12 @@ export interface ChatWidget extends HTMLElement {
   token: string | null;
   /**
    * Synced history for a signed-in person: a per-person secret from the host's backend (at
-   * least 16 characters, the same on each of their devices), set before the element starts;
-   * no sync code is shown then. Needs the `sync` attribute (docs/history.md).
+   * least 32 characters, of at least 16 different ones; the same on each of their devices);
+   * no sync code is shown then, and no storage keeps it. `""` signs the person out: sync stops
+   * and their synced conversations leave this browser. Needs the `sync` attribute
+   * (docs/history.md).
    */
-  syncKey?: string;
+  syncKey: string;
   /** Buttons on an empty chat, each sending its text (also the `suggestions` attribute). */
   suggestions: string[];
   /** The API base URL in use. */
