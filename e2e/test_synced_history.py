@@ -119,6 +119,21 @@ def use_code(page: Page, code: str) -> None:
     expect(dialog).to_be_hidden()
 
 
+def states(page: Page) -> int:
+    """How many sync states the page has shown so far (`window.syncStates`)."""
+    return int(page.evaluate("window.syncStates.length"))
+
+
+def round_done(page: Page, since: int) -> None:
+    """Wait for a round that began after the `since`-th state to end synced: a change made
+    since then has been sent (a round runs 1.5 s after a change). No fixed wait."""
+    page.wait_for_function("""(since) => {
+      const seen = window.syncStates.slice(since);
+      const began = seen.indexOf('syncing');
+      return began >= 0 && seen.indexOf('synced', began) > began;
+    }""", arg=since, timeout=60_000)  # fmt: skip
+
+
 def cue(page: Page) -> None:
     """The person comes back to the page: a round of sync (as on focus)."""
     page.evaluate("dispatchEvent(new Event('focus'))")
@@ -149,8 +164,10 @@ def test_a_conversation_follows_the_person_to_another_device(
     field.press("Enter")
     renamed = phone.get_by_role("listitem").filter(has_text="Marmalade plans")
     expect(renamed).to_be_visible()
+    before = states(phone)
     renamed.get_by_role("button", name="Pin", exact=True).click()  # and pinned
-    phone.wait_for_timeout(2_000)  # the change is sent 1.5 s after it was kept
+    expect(renamed.get_by_role("button", name="Unpin")).to_be_visible()
+    round_done(phone, before)  # the change is sent 1.5 s after it was kept
     cue(laptop)
     on_laptop = laptop.get_by_role("listitem").filter(has_text="Marmalade plans")
     expect(on_laptop).to_be_visible()
@@ -170,9 +187,10 @@ def test_a_conversation_follows_the_person_to_another_device(
     expect(laptop.get_by_role("listitem").filter(has_text="Marmalade plans")).to_have_count(1)
 
     # Forgotten on the laptop: gone from the phone too.
+    before = states(laptop)
     laptop.get_by_role("button", name="Forget").first.click()
     expect(laptop.get_by_role("listitem")).to_have_count(0)
-    laptop.wait_for_timeout(2_000)
+    round_done(laptop, before)
     cue(phone)
     expect(phone.get_by_role("listitem").filter(has_text="Marmalade plans")).to_have_count(0)
     for page in (laptop, phone, stranger):
@@ -258,14 +276,16 @@ def test_both_versions_are_kept_when_two_devices_changed_one_conversation(
         "button", name="Plans for Sunday").click()  # fmt: skip
     phone.route("**/api/sync/**", lambda route: route.abort())  # the phone goes offline
     widget(phone).send("The phone adds a picnic")
+    before = states(laptop)
     widget(laptop).send("The laptop adds a museum")
-    laptop.wait_for_timeout(2_000)  # sent by the laptop meanwhile
+    round_done(laptop, before)  # sent by the laptop meanwhile
     phone.unroute("**/api/sync/**")
+    before_phone = states(phone)
     cue(phone)
     phone.get_by_role("button", name="History").click()
     expect(phone.get_by_role("listitem")).to_have_count(2)
     expect(phone.get_by_role("listitem").filter(has_text="(other device)")).to_have_count(1)
-    phone.wait_for_timeout(2_000)
+    round_done(phone, before_phone)
     cue(laptop)
     laptop.get_by_role("button", name="History").click()
     expect(laptop.get_by_role("listitem")).to_have_count(2)
@@ -293,8 +313,9 @@ def test_a_site_that_signs_people_in_gives_the_key(browser: Browser, synced: Syn
         device(browser, synced.chat, script=script),
         device(browser, synced.chat, script=script),
     )
+    before = states(laptop)
     widget(laptop).send("Kept for a signed-in person")
-    laptop.wait_for_timeout(2_000)
+    round_done(laptop, before)
     phone.get_by_role("button", name="History").click()
     cue(phone)
     expect(
