@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+import statistics
+import time
+from collections.abc import Callable
 from typing import Any
+
+
+def timed(action: Callable[[], object], repeat: int = 7) -> float:
+    """The median time of `repeat` runs of `action`, in milliseconds."""
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1000
 
 
 def row(

@@ -12,13 +12,12 @@ import statistics
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from bench import row
+from bench import row, timed
 from bench.attach import bench_attach
 from bench.boot import bench_boot
 from bench.density import bench_density
@@ -48,15 +47,6 @@ def conversation(turns: int) -> list[dict[str, Any]]:
         messages.append({"role": "user", "content": f"Question {i}: " + "words " * 40})
         messages.append({"role": "assistant", "content": f"Answer {i}: " + "more words " * 80})
     return messages
-
-
-def timed(action: Callable[[], object], repeat: int = 7) -> float:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1000
 
 
 def bench_snapshots() -> list[dict[str, Any]]:

@@ -10,14 +10,12 @@ built to make a parser rescan."""
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import row
+from bench import row, timed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "server"))
 import hostile
@@ -32,18 +30,9 @@ TARGET = 2.0
 BREAKS = ["\r", "\n", "\r\n", "\u2028", "\u2029", "\x85"]
 
 
-def _seconds(action: Callable[[], object], repeat: int = 3) -> float:
-    samples = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
-
-
 def _growth(read: Callable[[int], Callable[[], object]], size: int) -> float:
     """time(size) / (4 x time(size / 4)) for the input `read(size)` prepares."""
-    return _seconds(read(size)) / max(4 * _seconds(read(size // 4)), 1e-6)
+    return timed(read(size), 3) / max(4 * timed(read(size // 4), 3), 1e-6)
 
 
 def _demo_bodies(size: int) -> Callable[[], object]:

@@ -911,6 +911,16 @@ def a_page(store: MemoryKeyValue, keys: dict[str, str], server: FakeServer) -> S
     return SyncedHistory(tab, FakeRemote(server, keys), offered=True, emit=lambda kind, d: None)
 
 
+def taken_from_the_phone(server: FakeServer, page: SyncedHistory, text: str) -> Device:
+    """A conversation kept on the phone, synced there, then taken by `page`'s round."""
+    phone = Device(server)
+    phone.keep(text)
+    phone.sync()
+    run(page.sync_now())
+    assert [e["title"] for e in listing(page.conversations)] == [f"{text} 0"]
+    return phone
+
+
 def test_no_storage_of_the_page_holds_the_code_and_a_reload_still_syncs(server: FakeServer) -> None:
     """The code sat in plain text in the host site's localStorage: any script of the site
     took every device's history, future conversations included."""
@@ -922,11 +932,7 @@ def test_no_storage_of_the_page_holds_the_code_and_a_reload_still_syncs(server: 
     again = a_page(store, keys, server)  # the page reloaded: the keys are taken up
     assert run(again.sync_status())["connected"] is True
     assert run(again.start_sync()) == {"code": ""}  # kept nowhere, so not shown
-    phone = Device(server)
-    phone.keep("From the phone")
-    phone.sync()
-    run(again.sync_now())
-    assert [e["title"] for e in listing(again.conversations)] == ["From the phone 0"]
+    taken_from_the_phone(server, again, "From the phone")
     run(again.stop_sync())
     assert keys == {} and not [key for key in store.data if ":sync:" in key]
 
@@ -956,11 +962,7 @@ def test_a_sign_out_takes_the_person_s_synced_conversations_out_of_this_browser(
     store, keys = MemoryKeyValue(), dict[str, str]()
     page = a_page(store, keys, server)
     run(page.use_sync_key("person-7-0123456789abcdefghijklmnopqrstuv"))
-    phone = Device(server)
-    phone.keep("Theirs")
-    phone.sync()
-    run(page.sync_now())
-    assert [e["title"] for e in listing(page.conversations)] == ["Theirs 0"]
+    phone = taken_from_the_phone(server, page, "Theirs")
     run(page.sign_out())
     assert listing(page.conversations) == [] and page.state == "off"
     assert keys == {} and not [key for key in store.data if ":sync:" in key]
