@@ -67,7 +67,7 @@ export const EVENT_DATA = Object.freeze({
   history: { set: "array", "drop": "array", "order?": "array" },
   alert: { message: "string", code: "string", params: "object" },
   stopping: "null",
-  sync: { state: "string" },
+  sync: { state: "string", reason: "object|null" },
 });
 
 /**

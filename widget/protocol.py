@@ -60,7 +60,6 @@ PAYLOADS: dict[str, Shape] = {
     "callTool": {"name": "string", "arguments": "object"},
     # an image the page hands the worker to make small (static/downscale.js): the File back
     "downscale": {"file": "any"},
-    # a PDF the page hands the worker: its text back, or why it has none
     # Pyodide's WebAssembly module as the page compiled it (Chromium caches it there only)
     "runtime": {"module": "any"},
 }
@@ -82,8 +81,9 @@ EVENT_DATA: dict[str, Shape | str] = {
     # it by in its language (`widget.texts`)
     "alert": {"message": "string", "code": "string", "params": "object"},
     "stopping": "null",
-    # synced history: "off" (not connected), "syncing", "synced", "offline" or "error"
-    "sync": {"state": "string"},
+    # synced history: "off" (not connected), "syncing", "synced", "offline" or "error"; with
+    # "error", the server's refusal as a notice (`{message, code, params}`), else null
+    "sync": {"state": "string", "reason": "object|null"},
 }
 # fmt: on
 

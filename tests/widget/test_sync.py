@@ -14,7 +14,7 @@ from widget.conversations import Conversations
 from widget.errors import WidgetError
 from widget.history import History
 from widget.key_value import MemoryKeyValue, StorageFull
-from widget.protocol import storage_key
+from widget.protocol import EVENT_DATA, conforms, storage_key
 from widget.snapshots import from_dict
 from widget.sync import MAX_PAGES, MAX_ROUNDS, OTHER_DEVICE, Page, Pushed
 from widget.sync_codes import new_code
@@ -299,6 +299,8 @@ def test_a_full_space_is_said_once_while_it_lasts_not_every_round(server: FakeSe
     # The status says why for as long as it lasts (the alert goes with the next action).
     assert shown[-1]["reason"]["code"] == "sync_space_full"
     assert run(synced.sync_status())["reason"]["code"] == "sync_space_full"
+    # Every `sync` event the page heard is what the protocol declares (its reason had drifted).
+    assert [problem for data in shown for problem in conforms(data, EVENT_DATA["sync"])] == []
     remote.full = False  # the person forgot some conversations elsewhere
     run(synced.sync_now())
     assert synced.state == "synced" and shown[-1]["reason"] is None
