@@ -70,6 +70,13 @@ export const EVENT_DATA = Object.freeze({
   sync: { state: "string", reason: "object|null" },
 });
 
+/** What Python may call on the worker (widget/protocol.py `WORKER_CALLS`; static/worker.js). */
+export const WORKER_CALLS = Object.freeze([
+  "openStream", "resumeStream", "claimTurn", "releaseTurn", "callTool", "storage",
+  "historyStore", "emit", "draft",
+  "syncOpen", "syncResume", "syncForget", "syncPull", "syncPush", "syncDelete",
+]);
+
 /**
  * The storage keys of one kept conversation, `<prefix>:<kind>:<id>`: its line in the list and
  * its snapshot (packed by the worker). Python writes them; the page reads them before it runs.

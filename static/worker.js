@@ -5,7 +5,7 @@
 // as an error reply.
 
 import { pack, streams, unpack } from "./codec.js";
-import { EVENT, KIND, REQUEST, STORAGE, storageKey } from "./protocol.js";
+import { EVENT, KIND, REQUEST, STORAGE, storageKey, WORKER_CALLS } from "./protocol.js";
 import { Channel, ReplyError } from "./rpc.js";
 import { openStream } from "./sse.js";
 import { downscaled } from "./downscale.js";
@@ -246,6 +246,10 @@ function startBridge(pyodide, config) {
     draft,
     ...syncCallbacks(),
   };
+  const names = Object.keys(worker);
+  if (names.length !== WORKER_CALLS.length || !WORKER_CALLS.every((name) => names.includes(name))) {
+    throw new Error(`The worker's calls for Python are not the ones declared: ${names.join(", ")}`);
+  }
   return Bridge(worker, JSON.stringify(config));
 }
 

@@ -64,6 +64,15 @@ PAYLOADS: dict[str, Shape] = {
     "runtime": {"module": "any"},
 }
 
+#: What Python may call on the worker (`widget.bridge`; static/worker.js hands exactly these
+#: to `Bridge`): the streams of a turn, kept turns, tools, the page's storage and host store,
+#: the changes it tells the page, and synced history's half in the worker (JSON in, JSON out).
+WORKER_CALLS = (
+    "openStream", "resumeStream", "claimTurn", "releaseTurn", "callTool", "storage",
+    "historyStore", "emit", "draft",
+    "syncOpen", "syncResume", "syncForget", "syncPull", "syncPush", "syncDelete",
+)  # fmt: skip
+
 #: The `data` of each event.
 EVENT_DATA: dict[str, Shape | str] = {
     # keep the first `at` settled messages, then `add`; `turn`: added by a running turn

@@ -4,6 +4,7 @@ against static/protocol.js (read by Node), and the server where it takes part.""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -104,3 +105,17 @@ def test_the_element_s_defaults_are_python_s() -> None:
     assert declared["DEFAULTS"]["prefix"] == python.prefix
     assert declared["DEFAULTS"]["maxConversations"] == python.max_conversations
     assert [*declared["HISTORY_MODES"], "host"] == list(HISTORY_MODES)
+
+
+def test_what_python_calls_on_the_worker_is_declared_on_both_sides(
+    javascript: dict[str, Any],
+) -> None:
+    """The worker's calls for Python were an undeclared object: widget/bridge.py uses only
+    declared ones, by attribute or by name, and the worker checks it hands exactly those."""
+    assert javascript["WORKER_CALLS"] == list(protocol.WORKER_CALLS)
+    bridge = (ROOT / "widget" / "bridge.py").read_text(encoding="utf-8")
+    used = set(re.findall(r"self\.worker\.(\w+)\(", bridge))
+    used |= set(re.findall(r'_ask\("(\w+)"', bridge))
+    assert used == set(protocol.WORKER_CALLS)
+    worker = (ROOT / "static" / "worker.js").read_text(encoding="utf-8")
+    assert "WORKER_CALLS.every" in worker  # Bridge is handed the declared calls, or none
