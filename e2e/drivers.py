@@ -119,7 +119,7 @@ class WebKitDriver:
             ["Xvfb", self.display, "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        time.sleep(0.5)
+        wait_for_display(self.display, self.xvfb)
         options = Options()
         options.binary_location = MINIBROWSER
         options.add_argument("--automation")
@@ -181,3 +181,13 @@ class ChromiumDriver:
 
     def close(self) -> None:
         pass
+
+
+def wait_for_display(display: str, xvfb: subprocess.Popen[bytes], seconds: float = 20) -> None:
+    """Until Xvfb listens on `display` (its socket is there), or it has failed or not come."""
+    socket = Path("/tmp/.X11-unix") / f"X{display.lstrip(':')}"
+    deadline = time.monotonic() + seconds
+    while not socket.exists():
+        if xvfb.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"Xvfb did not start on {display}")
+        time.sleep(0.02)

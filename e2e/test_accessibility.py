@@ -98,6 +98,10 @@ HEARD = """() => {
 }"""
 
 
+#: resolves once the page has drawn its next frame and is idle after it
+IDLE = "() => new Promise((done) => requestAnimationFrame(() => requestIdleCallback(done)))"
+
+
 @pytest.mark.parametrize(("lang", "said"), [("en", "Answer ready"), ("de", "Antwort fertig")])
 def test_a_screen_reader_hears_once_that_each_answer_is_ready(
     page: Page, lang: str, said: str
@@ -108,7 +112,9 @@ def test_a_screen_reader_hears_once_that_each_answer_is_ready(
     page.wait_for_function("window.heard.length >= 1")
     widget(page).send("What is my name?")
     page.wait_for_function("window.heard.length >= 2")
-    page.wait_for_timeout(300)  # a second announcement for the same answer would come now
+    # Settled, and the page idle after its next frame: a second announcement would be made.
+    page.evaluate("document.querySelector('chat-widget').session.settled()")
+    page.evaluate(IDLE)
     assert page.evaluate("window.heard") == [said, said]
     region = page.locator("chat-widget .announce")
     assert region.get_attribute("aria-live") == "polite"

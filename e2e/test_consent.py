@@ -21,7 +21,8 @@ def test_nothing_is_stored_before_consent_and_all_of_it_after(page: Page) -> Non
     widget(page).send("My name is Alice")
     # The runtime snapshot the next visit would boot from: not kept, and it says so.
     assert page.evaluate("document.querySelector('chat-widget').session.snapshotKept()") is False
-    page.wait_for_timeout(1000)  # what else follows an answer would have been written by now
+    # The turn settled and stored (in memory): what follows an answer has been written now.
+    page.evaluate("document.querySelector('chat-widget').session.settled()")
     assert page.evaluate(KEPT) == {"local": [], "caches": [], "workers": 0, "databases": []}
 
     page.get_by_role("button", name="New conversation").click()

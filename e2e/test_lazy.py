@@ -140,7 +140,10 @@ def test_a_first_visit_loads_markdown_only_once_python_is_ready(page: Page) -> N
     runtime = HeldRuntime(page)
     host_page(page, 'history="memory"', ready=False)
     expect(page.get_by_role("textbox", name="Message")).to_be_editable()
-    page.wait_for_timeout(300)  # ample time for a load that should not start
+    # The page drew its next frame and went idle: a load asked for at start would have begun.
+    page.evaluate(
+        "() => new Promise((done) => requestAnimationFrame(() => requestIdleCallback(done)))"
+    )
     assert renderer == [] and page.evaluate(READY_NOW) == "waiting"
     runtime.release()
     widget(page).wait_ready()
