@@ -34,7 +34,7 @@ from .synced import SyncedHistory
 from .texts import notice
 
 if TYPE_CHECKING:
-    from .sync import Page, Pushed
+    from .sync_remote import Page, Pushed
 
 Json = str
 
@@ -175,7 +175,7 @@ class WorkerSync:
     # widget.sync is imported once a device connects (widget/synced.py), before any of these.
 
     async def pull(self, since: int) -> Page:
-        from .sync import Page, Pulled
+        from .sync_remote import Page, Pulled
 
         page = await self._ask("syncPull", {"since": since})
         items = [Pulled(i["item"], i["rev"], i.get("payload"), i.get("readable", True))
@@ -187,13 +187,13 @@ class WorkerSync:
     ) -> Pushed:
         done = await self._ask("syncPush", {"conversation": conversation_id, "expect": expect,
                                             "payload": payload})  # fmt: skip
-        from .sync import Pushed
+        from .sync_remote import Pushed
 
         return Pushed(done["item"], done["rev"], done["written"])
 
     async def delete(self, item: str, expect: int) -> Pushed:
         done = await self._ask("syncDelete", {"item": item, "expect": expect})
-        from .sync import Pushed
+        from .sync_remote import Pushed
 
         return Pushed(done["item"], done["rev"], done["written"])
 

@@ -26,8 +26,7 @@ import contextlib
 import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Collection
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from .errors import WidgetError
 from .history import Entry, History
@@ -35,6 +34,7 @@ from .ids import new_id
 from .key_value import Change, Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .snapshots import Snapshot
+from .sync_remote import Pulled, Remote
 from .sync_state import Synced, SyncState, forget_mark, forget_mark_text
 from .sync_versions import (
     PAYLOAD_VERSION,
@@ -52,42 +52,6 @@ MAX_ROUNDS = 3
 #: pages one round reads at most (the rest waits for the next round): a server that always
 #: says there is more cannot hold a round, nor "Stop syncing" waiting for it, for ever
 MAX_PAGES = 100
-
-
-@dataclass(frozen=True)
-class Pulled:
-    """One item as the worker read it: `payload` None for a tombstone, `readable` False when
-    it failed its authentication tag."""
-
-    item: str
-    rev: int
-    payload: dict[str, Any] | None
-    readable: bool = True
-
-
-@dataclass(frozen=True)
-class Page:
-    items: list[Pulled]
-    cursor: int
-    more: bool
-
-
-@dataclass(frozen=True)
-class Pushed:
-    item: str
-    #: the item's revision now: ours when written, the other device's on a conflict
-    rev: int | None
-    written: bool
-
-
-class Remote(Protocol):
-    """The server's copy, through the worker (which encrypts and decrypts)."""
-
-    async def pull(self, since: int) -> Page: ...
-    async def push(
-        self, conversation_id: str, expect: int | None, payload: dict[str, Any]
-    ) -> Pushed: ...
-    async def delete(self, item: str, expect: int) -> Pushed: ...
 
 
 class Syncer:

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from .claims import Locks
 from .conversations import Conversations
 from .errors import WidgetError
 from .history import History, no_marks
 from .key_value import KeyValue
-from .protocol import storage_key
 from .snapshots import from_dict
 from .sync_codes import grouped, new_code, read_code
+from .sync_device import DeviceSpace
 from .texts import Notice
 
 #: a change is sent this long after it was kept, so a burst of changes travels once
@@ -42,19 +42,8 @@ REFUSALS = (
 # The sync engine (widget/sync.py) is imported when a device connects: a start only builds
 # this facade, and every module imported before a first visit is ready is on its path.
 if TYPE_CHECKING:
-    from .sync import Remote, Syncer
-
-    class SyncRemote(Remote, Protocol):
-        async def open(self, secret: str, keep_as: str) -> str:
-            """Derive the space and the keys from the person's secret, and keep the keys
-            (never the secret) under `keep_as` for later visits; the space's print."""
-
-        async def resume(self, kept_as: str) -> str | None:
-            """Take up the keys kept under `kept_as`: the space's print, or None."""
-
-        async def forget(self, kept_as: str) -> None:
-            """The keys kept under `kept_as` go."""
-
+    from .sync import Syncer
+    from .sync_device import SyncRemote
 
 #: a site's `syncKey` is at least this long, of at least `KEY_DISTINCT` different characters
 KEY_LENGTH, KEY_DISTINCT = 32, 16
@@ -82,16 +71,8 @@ class SyncedHistory:
         self.state = OFF
         self._history = history if isinstance(history, History) else None
         self._store: KeyValue | None = self._history.store if self._history else None
-        prefix = getattr(history, "prefix", "")
-        #: the print of the space this device syncs with; its keys, the worker keeps
-        self._device_key = storage_key("sync", prefix, "device")
-        self._keys_name = prefix or "chatkeep"
-        #: where versions before 2.1 kept the code itself: moved into keys on the next visit
-        self._legacy_key = storage_key("sync", prefix, "secret")
-        #: after "Stop syncing" with forgets not sent: which space they wait for
-        self._left_key = storage_key("sync", prefix, "left")
-        self._state_key = storage_key("sync", prefix, "state")  # (`widget.sync`)
-        self._marks = storage_key("sync", prefix, "forgot:")  # (`widget.sync_state`)
+        #: which space this device syncs with, noted in its storage (keys in the worker)
+        self._device = DeviceSpace(self._history, remote) if self._history else None
         self._syncer: Syncer | None = None
         self._applying = False
         self._round = asyncio.Lock()
@@ -108,8 +89,9 @@ class SyncedHistory:
 
     async def sync_status(self) -> dict[str, Any]:
         """Whether sync can be used here, and its state (connecting again after a reload)."""
-        if self.offered and self._syncer is None and self._store is not None:
-            await self._resume()
+        device = self._device if self.offered and self._syncer is None else None
+        if device is not None and (space := await device.resume()):
+            await self._connect(space)
         reason = self._reason if self.state == ERROR else None
         return {"offered": self.offered, "connected": self._syncer is not None,
                 "state": self.state, "reason": reason}  # fmt: skip
@@ -195,36 +177,23 @@ class SyncedHistory:
     async def _changed_elsewhere(self, key: str) -> None:
         """Another tab of this browser connected or stopped syncing: this one follows, so a
         device that stopped in one tab sends nothing more from another."""
-        if key != self._device_key or self._store is None or not self.offered:
+        device = self._device
+        if device is None or key != device.device_key or not self.offered:
             return
-        marked = await self._store.get(key)
+        marked = await device.marked()
         if marked == self._print:
             return
         if marked is None:
             self._syncer = None
             async with self._round:  # (that tab cleared the keys)
                 self._leave()
-        elif await self.remote.resume(self._keys_name) == marked:
+        elif await device.resume() == marked:
             await self._connect(marked)
             self._round_soon()
 
-    async def _resume(self) -> None:
-        """Connect again with the keys kept for this page (a reload, a new visit)."""
-        assert self._store is not None
-        legacy = await self._store.get(self._legacy_key)
-        if legacy:  # the code itself, as versions before kept it: keys now, and it goes
-            space = await self.remote.open(legacy, self._keys_name)
-            await self._store.write([(self._legacy_key, None), (self._device_key, space)])
-            return await self._connect(space)
-        marked = await self._store.get(self._device_key)
-        if marked and await self.remote.resume(self._keys_name) == marked:
-            await self._connect(marked)
-
     async def _connect_with(self, secret: str) -> None:
-        """Keys for `secret`, kept by the worker; its space noted here (`_keep_space`)."""
-        space = await self.remote.open(secret, self._keys_name)
-        await self._keep_space(space)
-        await self._connect(space)
+        assert self._device is not None
+        await self._connect(await self._device.open(secret))
 
     async def _connect(self, space: str) -> None:
         assert self._history is not None and self._store is not None
@@ -243,20 +212,8 @@ class SyncedHistory:
         async with self._round:  # one running ends first: nothing it writes outlives this
             if syncer is not None:
                 await self._one_round(syncer)
-            synced: list[str] = []
-            if self._history is not None:
-                keys = await self._sync_keys()
-                if sign_out:
-                    from .sync_state import SyncState
-
-                    synced = list(SyncState.from_json(keys.get(self._state_key)).items)
-                marks = [key for key in keys if key.startswith(self._marks)] if space else []
-                marks = [] if sign_out else marks  # (the next person's space is not theirs)
-                left = [(self._left_key, space)] if marks and space else []
-                gone = [(key, None) for key in keys if key not in marks]
-                await self._history.store.write([*gone, *left])
+            synced = await self._device.leave(space, sign_out=sign_out) if self._device else []
             self._leave()
-            await self.remote.forget(self._keys_name)
             for conversation in synced:  # not sent anywhere: this device no longer syncs
                 if self._history is not None and self._history.entry(conversation):
                     await self._history.forget(conversation)
@@ -291,23 +248,6 @@ class SyncedHistory:
             data = await self._history.read(live.id) if entry else None
             keeper.load(from_dict(data) if data else None, entry)
         keeper.list()
-
-    async def _keep_space(self, space: str) -> None:
-        """Note the space; another one than before is another space, where what this device
-        knew of the last one (how far it had read, what it had sent) does not hold: it
-        starts afresh."""
-        if self._history is not None:
-            kept = await self._sync_keys()
-            stale = [] if kept.get(self._device_key) == space else list(kept)
-            if kept.get(self._left_key) == space:  # the space left, again:
-                stale = [key for key in stale if not key.startswith(self._marks)]  # its forgets go
-            await self._history.store.write([*((key, None) for key in stale),
-                                             (self._device_key, space)])  # fmt: skip
-
-    async def _sync_keys(self) -> dict[str, str]:
-        """This device's keys of synced history (the secret, the state, the marks), and values."""
-        assert self._history is not None
-        return dict(await self._history.store.read_all(storage_key("sync", self._history.prefix)))
 
     def _require_offered(self) -> None:
         if not self.offered:

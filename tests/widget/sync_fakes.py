@@ -15,7 +15,8 @@ from widget.conversation import Conversation
 from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.snapshots import from_dict
-from widget.sync import Page, Pulled, Pushed, Syncer
+from widget.sync import Syncer
+from widget.sync_remote import Page, Pulled, Pushed
 from widget.texts import Notice
 
 

@@ -16,8 +16,9 @@ from widget.history import History
 from widget.key_value import MemoryKeyValue, StorageFull
 from widget.protocol import EVENT_DATA, conforms, storage_key
 from widget.snapshots import from_dict
-from widget.sync import MAX_PAGES, MAX_ROUNDS, OTHER_DEVICE, Page, Pushed
+from widget.sync import MAX_PAGES, MAX_ROUNDS, OTHER_DEVICE
 from widget.sync_codes import new_code
+from widget.sync_remote import Page, Pushed
 from widget.sync_state import SyncState
 from widget.sync_versions import PAYLOAD_VERSION
 from widget.synced import SyncedHistory
