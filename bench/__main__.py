@@ -32,7 +32,7 @@ from bench.pdf import bench_pdf
 from bench.scale import bench_scale
 from bench.sync import bench_sync
 from server import Settings, create_app
-from server.demo import DemoTransport
+from server.demo_wire import DemoTransport
 from widget import Session, read_snapshot
 from widget.conversation import Conversation
 from widget.history import History

@@ -11,7 +11,7 @@ from typing import Any
 
 from playwright.sync_api import Page
 
-from server.demo import chunk, sse_text
+from server.demo_wire import chunk, sse_text
 from server.page_object import ChatWidget
 
 BOOT_TIMEOUT = 60_000

@@ -22,7 +22,7 @@ from .build import Build, Entry, VersionedAssets
 from .client_ids import ClientIds
 from .clients import ClientIdentity
 from .counters import Counters, LocalCounters, RedisCounters, redis_client
-from .demo import DemoTransport
+from .demo_wire import DemoTransport
 from .errors import APIError
 from .hosts import HostGuard
 from .limits import Budgets, RateLimiter, StreamSlots

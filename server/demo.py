@@ -1,7 +1,8 @@
 """The built-in demo model: a deterministic, offline, OpenAI-compatible upstream.
 
-It is plugged in as the shared httpx client's transport, so a demo chat goes through exactly
-the proxy code a real upstream does. It streams its answers in several chunks, remembers a
+What it says is decided here; `server.demo_wire` sends it as such a server would (plugged in as
+the shared httpx client's transport, so a demo chat goes through exactly the proxy code a real
+upstream does). It streams its answers in several chunks, remembers a
 name it was told, calls a `get_weather` tool when one is offered, and answers a title request.
 Asked to think (`reasoning_effort`), it first streams a short reasoning, as `reasoning_content`
 like DeepSeek and vLLM do, so that a newcomer sees how a reasoning model's answer looks.
@@ -9,15 +10,11 @@ like DeepSeek and vLLM do, so that a newcomer sees how a reasoning model's answe
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import time
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
-
-import httpx
 
 NAME_TOLD = re.compile(r"\bmy name is\s+([^\s.,!?;:]+(?:\s+[A-Z][^\s.,!?;:]*)*)", re.IGNORECASE)
 NAME_ASKED = re.compile(r"\bwhat(?:'s| is) my name\b", re.IGNORECASE)
@@ -41,7 +38,7 @@ def demo_reasoning(messages: Sequence[dict[str, Any]], effort: object) -> str:
     """A short reasoning for a thinking level: longer the harder it is asked to think."""
     if effort not in ("low", "medium", "high") or not messages:
         return ""
-    question = " ".join(_text(messages[-1]).split())[:80] or "nothing yet"
+    question = " ".join(text_of(messages[-1]).split())[:80] or "nothing yet"
     steps = [
         f"The person wrote “{question}”.",
         "I am the demo model, so I answer by a few fixed rules: a name I was told, "
@@ -54,12 +51,12 @@ def demo_reasoning(messages: Sequence[dict[str, Any]], effort: object) -> str:
 def demo_reply(messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()) -> Reply:
     """What the demo model answers to a conversation (pure: the same input, the same answer)."""
     if asks_for_a_title(messages):
-        return Reply(_title_for(_text(messages[-1]) if messages else ""))
+        return Reply(_title_for(text_of(messages[-1]) if messages else ""))
     last = messages[-1] if messages else {}
     if last.get("role") == "tool":
-        said = _text(last)[:500]
+        said = text_of(last)[:500]
         return Reply(f"Here is what {str(last.get('name') or 'the tool')[:64]} says: {said}")
-    question = _text(last).strip()
+    question = text_of(last).strip()
     tool_names = {t.get("function", {}).get("name") for t in tools if isinstance(t, dict)}
     if (asked := asked_city(question)) and "get_weather" in tool_names:
         city = asked.title()[:100]
@@ -96,7 +93,7 @@ def demo_answer(body: dict[str, Any]) -> Reply:
 
 
 def asks_for_a_title(messages: Sequence[dict[str, Any]]) -> bool:
-    return any(_text(m).startswith(TITLE_REQUEST) for m in messages if m.get("role") == "system")
+    return any(text_of(m).startswith(TITLE_REQUEST) for m in messages if m.get("role") == "system")
 
 
 def _attachments(message: dict[str, Any]) -> list[str]:
@@ -137,17 +134,19 @@ def asked_city(question: str) -> str | None:
 
 def _told_name(messages: Sequence[dict[str, Any]]) -> str | None:
     for message in reversed(messages):
-        if message.get("role") == "user" and (match := NAME_TOLD.search(_text(message))):
+        if message.get("role") == "user" and (match := NAME_TOLD.search(text_of(message))):
             return match.group(1)[:100]
     return None
 
 
 def _judge_temperature(messages: Sequence[dict[str, Any]]) -> str:
     for message in reversed(messages):
-        if message.get("role") == "tool" and (found := _temperature(_text(message))):
+        if message.get("role") == "tool" and (found := _temperature(text_of(message))):
             degrees = float(found[0])
             verdict = "warm" if degrees >= 20 else "mild" if degrees >= 12 else "cold"
-            return f"Going by the report I have ({_text(message)[:500]}), {found[1]} is {verdict}."
+            return (
+                f"Going by the report I have ({text_of(message)[:500]}), {found[1]} is {verdict}."
+            )
     return "I have no temperature to go by yet: ask me about the weather in a city first."
 
 
@@ -189,7 +188,7 @@ def _title_for(text: str) -> str:
     return title[:1].upper() + title[1:] if title else "New conversation"
 
 
-def _text(message: dict[str, Any]) -> str:
+def text_of(message: dict[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, str):
         return content
@@ -197,116 +196,3 @@ def _text(message: dict[str, Any]) -> str:
         texts = [p.get("text", "") for p in content if isinstance(p, dict)]
         return " ".join(t for t in texts if isinstance(t, str) and not t.startswith("File "))
     return ""
-
-
-@dataclass
-class DemoTransport(httpx.AsyncBaseTransport):
-    """Answers `POST …/chat/completions` like an OpenAI-compatible server would."""
-
-    chunk_delay: float = 0.03
-    requests: list[dict[str, Any]] = field(default_factory=list)
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
-            return httpx.Response(404, json={"error": {"message": "not found", "type": "x"}})
-        body = json.loads(await request.aread())
-        self.requests.append(body)
-        # In a thread: a long hostile body never holds the event loop (other clients wait).
-        reply = await asyncio.to_thread(demo_answer, body)
-        if body.get("stream"):
-            chunks = _stream(reply, body, self.chunk_delay)
-            return httpx.Response(
-                200, headers={"content-type": "text/event-stream"}, stream=_ByteStream(chunks)
-            )
-        return httpx.Response(200, json=completion(reply, body))
-
-
-class _ByteStream(httpx.AsyncByteStream):
-    def __init__(self, chunks: AsyncIterator[bytes]) -> None:
-        self._chunks = chunks
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._chunks:
-            yield chunk
-
-
-def _usage(body: dict[str, Any], reply: Reply) -> dict[str, int]:
-    prompt = sum(len(_text(m).split()) for m in body.get("messages", []))
-    completion = max(1, len(reply.text.split()) + len(reply.reasoning.split()))
-    return {"prompt_tokens": prompt, "completion_tokens": completion,
-            "total_tokens": prompt + completion}  # fmt: skip
-
-
-def _tool_calls(reply: Reply) -> list[dict[str, Any]]:
-    assert reply.tool_call is not None
-    call = reply.tool_call
-    function = {"name": call["name"], "arguments": call["arguments"]}
-    return [{"index": 0, "id": call["id"], "type": "function", "function": function}]
-
-
-def completion(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
-    if reply.reasoning:
-        message["reasoning_content"] = reply.reasoning
-    if reply.tool_call:
-        message["tool_calls"] = [
-            {k: v for k, v in call.items() if k != "index"} for call in _tool_calls(reply)
-        ]
-    return {
-        "id": "chatcmpl-demo",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body.get("model", "demo"),
-        "choices": [{"index": 0, "message": message,
-                     "finish_reason": "tool_calls" if reply.tool_call else "stop"}],
-        "usage": _usage(body, reply),
-    }  # fmt: skip
-
-
-def chunk(
-    delta: dict[str, Any] | None, finish: str | None = None, *, model: str = "demo", **extra: Any
-) -> dict[str, Any]:
-    """One Chat Completions stream chunk: `delta` (None: no choice, as a usage report has) and
-    its finish reason. The one builder of chunks: the demo model's, the testing kit's and the
-    tests' (`sse_text` writes them as events)."""
-    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
-    return {"id": "chatcmpl-demo", "object": "chat.completion.chunk",
-            "created": int(time.time()), "model": model, "choices": choices, **extra}  # fmt: skip
-
-
-def sse_text(*events: dict[str, Any] | str) -> str:
-    """Events as a stream's text: each chunk (or `[DONE]`) a `data:` line and a blank one."""
-    return "".join(f"data: {e if isinstance(e, str) else json.dumps(e)}\n\n" for e in events)
-
-
-#: one streamed event, and whether it carries a word (a model takes time to write each)
-Event = tuple[bool, bytes]
-
-
-def reply_events(reply: Reply, body: dict[str, Any]) -> list[Event]:
-    """A reply as the Server-Sent Events an OpenAI-compatible server streams, word by word:
-    its reasoning first, then its tool call or text, the finish, the usage if asked, [DONE]."""
-
-    def delta(content: dict[str, Any], finish: str | None = None) -> bytes:
-        return sse_text(chunk(content, finish, model=body.get("model", "demo"))).encode()
-
-    words = [
-        delta({"reasoning_content": piece}) for piece in re.findall(r"\S+\s*", reply.reasoning)
-    ]
-    if reply.tool_call:
-        words.append(delta({"tool_calls": _tool_calls(reply)}))
-    words += [delta({"content": piece}) for piece in re.findall(r"\S+\s*", reply.text)]
-    end = [delta({}, "tool_calls" if reply.tool_call else "stop")]
-    if (body.get("stream_options") or {}).get("include_usage"):
-        usage = chunk(None, model=body.get("model", "demo"), usage=_usage(body, reply))
-        end.append(sse_text(usage).encode())
-    end.append(b"data: [DONE]\n\n")
-    first = delta({"role": "assistant", "content": ""})
-    return [(False, first), *((True, w) for w in words), *((False, e) for e in end)]
-
-
-async def _stream(reply: Reply, body: dict[str, Any], delay: float) -> AsyncIterator[bytes]:
-    for word, event in reply_events(reply, body):
-        if word:
-            await asyncio.sleep(delay)
-        yield event

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .demo import Reply, asks_for_a_title, completion, demo_answer, reply_events
+from .demo import Reply, asks_for_a_title, demo_answer
+from .demo_wire import completion, reply_events
 
 __all__ = ["ChatkeepModel"]
 

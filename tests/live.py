@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from server import demo
+from server import demo_wire
 from server.testing import free_port
 
 #: Marks tests that need a real Redis: skipped, saying why, where redis-server is missing.
@@ -127,8 +127,8 @@ class FakeUpstream:
 
     async def stream(self, record: Received) -> Any:
         def chunk(text: str, finish: str | None = None) -> bytes:
-            event = demo.chunk({"content": text}, finish, model=record.body["model"])
-            return demo.sse_text(event).encode()
+            event = demo_wire.chunk({"content": text}, finish, model=record.body["model"])
+            return demo_wire.sse_text(event).encode()
 
         try:
             yield b": a comment the proxy must not pass on\n\n"

@@ -12,7 +12,7 @@ import httpx
 from localclient import TestClient
 
 from server import Settings, create_app
-from server.demo import chunk, sse_text
+from server.demo_wire import chunk, sse_text
 
 Handler = Callable[[httpx.Request], Awaitable[httpx.Response]]
 KEY = "sk-SECRET-KEY-123"
