@@ -7,6 +7,7 @@ checkout it is also importable as `server` (`python -m server`).
 from .app import create_app
 from .clients import sign_client_token
 from .errors import SettingsError
-from .settings import Settings, load_settings
+from .options import load_settings
+from .settings import Settings
 
 __all__ = ["Settings", "SettingsError", "create_app", "load_settings", "sign_client_token"]

@@ -227,7 +227,7 @@ def from_environment() -> Starlette:
     """The app configured from `CHATKEEP_*` variables, for `uvicorn --factory` and workers."""
     import os
 
-    from .settings import load_settings
+    from .options import load_settings
 
     handed = os.environ.get(SETTINGS_VARIABLE)
     return create_app(Settings.from_json(handed) if handed else load_settings([]))

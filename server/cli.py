@@ -20,7 +20,8 @@ from .app import SETTINGS_VARIABLE, create_app
 from .client_ids import lasting_secret
 from .errors import SettingsError
 from .metrics import MULTIPROCESS_VARIABLE
-from .settings import Settings, load_settings
+from .options import load_settings
+from .settings import Settings
 from .tracing import make_tracer
 from .usage import read_day, table, today
 

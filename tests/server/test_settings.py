@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from server import Settings, SettingsError, load_settings
-from server.settings import OPTIONS
+from server.options import OPTIONS
 
 
 def test_defaults_use_the_demo_model() -> None:
