@@ -96,6 +96,10 @@ TEXTS = {
     "Your changes stay here and sync tomorrow.",
     "sync_unavailable": "Synced history cannot be reached right now: the chat server's store "
     "is away. Your changes stay here and sync later.",
+    "sync_forbidden": "This sync code does not open that synced history.",
+    "sync_token_required": "A synced history opens only with the token its sync code gives "
+    "(the header Chatkeep-Sync-Token).",
+    "sync_space_wiped": "This sync code was changed on another device. Use the new code.",
     "turn_too_long": "The answer took too long and was ended.",
     "server_error": "The chat server failed while writing this answer.",
     "stopped": "Stopped before the answer was finished.",

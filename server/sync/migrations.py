@@ -27,6 +27,13 @@ MIGRATIONS: Sequence[tuple[int, Sequence[str]]] = (
             "CREATE INDEX sync_items_by_rev ON sync_items (space, rev)",
         ),
     ),
+    (
+        2,  # sync version 2: spaces checked by a token (those before stay version 1), wipes
+        (
+            "ALTER TABLE sync_spaces ADD COLUMN version {int} NOT NULL DEFAULT 1",
+            "ALTER TABLE sync_spaces ADD COLUMN wiped {int}",
+        ),
+    ),
 )
 
 SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS sync_schema (version INTEGER NOT NULL)"

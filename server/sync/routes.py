@@ -1,7 +1,9 @@
-"""`/api/sync/{space}`: what changed since a cursor, and compare-and-set writes of items.
+"""`/api/sync/{space}`: what changed since a cursor, compare-and-set writes of items, the
+wipe of a whole space, and events that tell open devices to read.
 
-A space and an item are names the browser derived from the person's key; their data is
-ciphertext. Reads answer it as Base64 inside JSON (a page of changes at a time); a write
+Every request carries the space's token (`access`): a space id alone gets 403, a wiped space
+410 (`WIPED_SECONDS`). An item is a name the browser derived from the person's key; its data
+is ciphertext. Reads answer it as Base64 inside JSON (a page of changes at a time); a write
 sends the raw bytes, so an upload is the ciphertext's size. Every write names the revision
 it replaces: `If-Match: <rev>`, or `If-None-Match: *` to create. Client tokens, the rate
 limit (counted apart from chat's) and the body limit apply as for chat.
@@ -11,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Awaitable
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -19,27 +20,28 @@ from starlette.routing import Route
 
 from ..errors import APIError
 from ..limits import read_body
+from .admission import admitted, guarded, space_version
+from .events import space_events
 from .quotas import ClientQuotas
-from .store import Conflict, OverQuota, SyncStore, TooManyItems
+from .store import Conflict, OverQuota, SpaceWiped, SyncStore, TooManyItems
 
-#: a space: at least 128 bits in Base64url; an item: any short name of the browser's
-SPACE = re.compile(r"[A-Za-z0-9_-]{22,64}")
+#: an item: any short name of the browser's
 ITEM = re.compile(r"[A-Za-z0-9_-]{1,64}")
 REVISION = re.compile(r'(?:W/)?"?([0-9]{1,18})"?')  # ASCII digits: "²" is a `\d` too
 
 
 async def changes(request: Request) -> Response:
-    store, space, _ = await _admitted(request)
+    store, space, _ = await admitted(request)
     since = request.query_params.get("since", "0")
     if not (since.isascii() and since.isdigit()) or len(since) > 18:  # "²" is a digit too
         raise APIError(400, "since must be a revision number (0 for everything)", "bad_since")
-    page = await _guarded(store.changes(space, int(since)))
+    page = await guarded(store.changes(space, int(since)))
     items = [{"id": i.id, "rev": i.rev, "data": _text(i.data)} for i in page.items]
     return JSONResponse({"items": items, "cursor": page.cursor, "more": page.more})
 
 
 async def put_item(request: Request) -> Response:
-    store, space, client = await _admitted(request)
+    store, space, client = await admitted(request)
     item = _item(request)
     expect = _expected(request, may_create=True)
     settings = request.app.state.settings
@@ -48,30 +50,29 @@ async def put_item(request: Request) -> Response:
 
 
 async def delete_item(request: Request) -> Response:
-    store, space, client = await _admitted(request)
+    store, space, client = await admitted(request)
     item, expect = _item(request), _expected(request, may_create=False)
     return await _write(request, store, (space, client), item, None, expect)
+
+
+async def wipe_space(request: Request) -> Response:
+    """Every item of the space goes, and it answers 410 for `WIPED_SECONDS` ("Change sync
+    code": the devices still using the old code learn of it)."""
+    store, space, client = await admitted(request)
+    quotas: ClientQuotas = request.app.state.sync_quotas
+    await quotas.writing(client, None)
+    await guarded(store.wipe(space, space_version(request)))
+    return Response(status_code=204)
 
 
 def sync_routes() -> list[Route]:
     return [
         Route("/api/sync/{space}", changes, methods=["GET"]),
+        Route("/api/sync/{space}", wipe_space, methods=["DELETE"]),
+        Route("/api/sync/{space}/events", space_events, methods=["GET"]),
         Route("/api/sync/{space}/{item}", put_item, methods=["PUT"]),
         Route("/api/sync/{space}/{item}", delete_item, methods=["DELETE"]),
     ]
-
-
-async def _admitted(request: Request) -> tuple[SyncStore, str, str]:
-    """The store, the space and the client, once the client may ask (token, rate limit)."""
-    client = request.app.state.identity.of(request)  # 401 without a valid client token
-    store: SyncStore | None = request.app.state.sync
-    if store is None:
-        raise APIError.said(404, "sync_off")
-    await request.app.state.rate_limiter.check(f"sync:{client}")
-    space = request.path_params["space"]
-    if not SPACE.fullmatch(space):
-        raise APIError(404, "there is no such sync space", "bad_space")
-    return store, space, client
 
 
 def _item(request: Request) -> str:
@@ -100,11 +101,14 @@ async def _write(
     """One write, counted against its client's day first (`ClientQuotas`)."""
     space, client = where
     quotas: ClientQuotas = request.app.state.sync_quotas
-    if data is not None and not await _guarded(store.exists(space)):
+    if data is not None and request.state.sync_space is None:
         await quotas.new_space(client)
     give_back = await quotas.writing(client, None if data is None else len(data))
     try:
-        rev = await _guarded(store.write(space, item, data, expect))
+        rev = await guarded(store.write(space, item, data, expect, space_version(request)))
+    except SpaceWiped as wiped:
+        await give_back()
+        raise APIError.said(410, "sync_space_wiped") from wiped
     except Conflict as conflict:
         await give_back()
         error = APIError.said(412, "sync_conflict")
@@ -116,16 +120,6 @@ async def _write(
         await give_back()
         raise APIError.said(413, "sync_space_items", limit=crowded.limit) from crowded
     return JSONResponse({"rev": rev}, headers={"etag": f'"{rev}"'})
-
-
-async def _guarded[T](pending: Awaitable[T]) -> T:
-    """The store's answer; a store that is away is a 503 that says so, never a 500."""
-    try:
-        return await pending
-    except (Conflict, OverQuota, TooManyItems):
-        raise
-    except Exception as exc:  # sqlite3 / psycopg errors: the database is away or locked
-        raise APIError.said(503, "sync_unavailable", {"Retry-After": "30"}) from exc
 
 
 def _text(data: bytes | None) -> str | None:

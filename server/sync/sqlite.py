@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import sql
 from .migrations import SCHEMA_TABLE, pending
-from .store import Changes, decide
+from .signals import SpaceSignals
+from .store import Changes, Space, decide
 
 
 class SqliteStore:
@@ -23,6 +25,9 @@ class SqliteStore:
         self.path = path
         self.space_bytes = space_bytes
         self.space_items = space_items
+        self.clock: Callable[[], float] = time.time
+        #: what the events of this server's open devices wait on (one server: in process)
+        self.signals = SpaceSignals()
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chatkeep-sync")
         self._db: sqlite3.Connection | None = None
 
@@ -32,28 +37,35 @@ class SqliteStore:
 
         return await self._run(read)
 
-    async def write(self, space: str, item: str, data: bytes | None, expect: int | None) -> int:
+    async def write(
+        self, space: str, item: str, data: bytes | None, expect: int | None, version: int = 2
+    ) -> int:
         def write(db: sqlite3.Connection) -> int:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                current = db.execute(sql.ITEM, (space, item)).fetchone()
-                held = db.execute(sql.SPACE, (space,)).fetchone() or (0, 0)
-                now = (current[0], current[1] or 0) if current else None
-                items = None if now else (db.execute(sql.COUNT, (space,)).fetchone()[0],
-                                          self.space_items)  # fmt: skip
-                done = decide(now, held, data, expect, self.space_bytes, items)
-                db.execute(sql.PUT_SPACE, (space, done.rev, done.space_bytes))
-                db.execute(sql.PUT_ITEM, (space, item, done.rev, data))
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+            current = db.execute(sql.ITEM, (space, item)).fetchone()
+            held = sql.held(db.execute(sql.SPACE, (space,)).fetchone(), self.clock())
+            now = (current[0], current[1] or 0) if current else None
+            items = None if now else (db.execute(sql.COUNT, (space,)).fetchone()[0],
+                                      self.space_items)  # fmt: skip
+            done = decide(now, held, data, expect, self.space_bytes, items)
+            db.execute(sql.PUT_SPACE, (space, done.rev, done.space_bytes, version))
+            db.execute(sql.PUT_ITEM, (space, item, done.rev, data))
             return done.rev
 
-        return await self._run(write)
+        rev = await self._run(lambda db: locked(db, write))
+        self.signals.notify(space)
+        return rev
 
-    async def exists(self, space: str) -> bool:
-        return await self._run(lambda db: db.execute(sql.SPACE, (space,)).fetchone() is not None)
+    async def space(self, space: str) -> Space | None:
+        row = await self._run(lambda db: db.execute(sql.SPACE, (space,)).fetchone())
+        return sql.space_of(row, self.clock())
+
+    async def wipe(self, space: str, version: int = 2) -> None:
+        def wipe(db: sqlite3.Connection) -> None:
+            db.execute(sql.WIPE_ITEMS, (space,))
+            db.execute(sql.WIPE_SPACE, (space, version, int(self.clock())))
+
+        await self._run(lambda db: locked(db, wipe))
+        self.signals.notify(space)
 
     async def close(self) -> None:
         if self._db is not None:
@@ -79,15 +91,27 @@ class SqliteStore:
 
 
 def migrate(db: sqlite3.Connection) -> None:
-    db.execute("BEGIN IMMEDIATE")  # one process migrates; the others wait, then find it done
-    try:
+    """The schema brought up to date; one process migrates, the others wait, then find it done."""
+
+    def bring_up(db: sqlite3.Connection) -> None:
         db.execute(SCHEMA_TABLE)
         row = db.execute("SELECT max(version) FROM sync_schema").fetchone()
         for number, statements in pending(row[0] or 0, {"bytes": "BLOB", "int": "INTEGER"}):
             for statement in statements:
                 db.execute(statement)
             db.execute("INSERT INTO sync_schema (version) VALUES (?)", (number,))
+
+    locked(db, bring_up)
+
+
+def locked[T](db: sqlite3.Connection, action: Callable[[sqlite3.Connection], T]) -> T:
+    """`action` in one transaction that holds the write lock from its start (`BEGIN
+    IMMEDIATE`), so a read-then-write never races another process."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        result = action(db)
     except BaseException:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+    return result

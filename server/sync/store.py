@@ -1,20 +1,22 @@
 """What a sync store promises, and the one decision every write makes.
 
-A space is one person's history (its id derived from their key in the browser); an item is
-one conversation, encrypted. Every write names the revision it replaces (`expect`), so two
-devices writing at once never lose an update: the second is refused (`Conflict`) and merges
-first. A deletion leaves a tombstone, so other devices learn of it. Each write takes the
-space's next revision number; `changes(since=n)` returns everything written after `n`, and
-the number to ask with next time. The backends differ only in how they talk to their
-database; `decide` is the rule both apply.
+A space is one person's history (its id a digest of the token derived from their code in the
+browser, `access`); an item is ciphertext. Every write names the revision it replaces
+(`expect`), so two devices writing at once never lose an update: the second is refused
+(`Conflict`) and merges first. A deletion leaves a tombstone, so other devices learn of it.
+Each write takes the space's next revision number; `changes(since=n)` returns everything
+written after `n`, and the number to ask with next time. The backends differ only in how
+they talk to their database; `decide` is the rule both apply.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from ..errors import ChatkeepError
+from .signals import SpaceSignals
 
 #: items per `changes` answer; a device asks again while `more` is true
 PAGE_ITEMS = 500
@@ -25,6 +27,20 @@ PAGE_BYTES = 4 * 1024 * 1024
 MIN_ITEM_BYTES = 256
 #: items (tombstones included) a space holds at most, unless the operator says otherwise
 SPACE_ITEMS = 20_000
+#: how long a wiped space answers 410, so that its other devices learn the code changed
+WIPED_SECONDS = 30 * 86_400
+
+
+@dataclass(frozen=True)
+class Space:
+    #: 1: named by its id alone (before 2.2: read, and deleted, for the move); 2: by its token
+    version: int
+    #: when it was wiped (seconds since the epoch), None while in use
+    wiped: int | None = None
+
+    def gone(self, now: float) -> bool:
+        """Wiped less than `WIPED_SECONDS` ago: it answers 410, and takes no write."""
+        return self.wiped is not None and now - self.wiped < WIPED_SECONDS
 
 
 @dataclass(frozen=True)
@@ -70,6 +86,13 @@ class TooManyItems(ChatkeepError):
         self.limit = limit
 
 
+class SpaceWiped(ChatkeepError):
+    """The space was wiped (its code changed): nothing is written to it for a while."""
+
+    def __init__(self) -> None:
+        super().__init__("the space was wiped")
+
+
 class SyncStore(Protocol):
     """Items per space, each write a compare-and-set. Both backends pass one test suite."""
 
@@ -77,19 +100,31 @@ class SyncStore(Protocol):
     space_bytes: int
     #: items a space may hold, tombstones included
     space_items: int
+    #: seconds since the epoch (a wipe's time, and when it ends)
+    clock: Callable[[], float]
+    #: woken by every write and wipe (over PostgreSQL, other servers' too)
+    signals: SpaceSignals
 
     async def changes(self, space: str, since: int) -> Changes:
         """What was written in `space` after revision `since`, oldest first, one page."""
         ...
 
-    async def write(self, space: str, item: str, data: bytes | None, expect: int | None) -> int:
+    async def write(
+        self, space: str, item: str, data: bytes | None, expect: int | None, version: int = 2
+    ) -> int:
         """Store `data` (None: a tombstone) as `item`, if the item is now at revision
         `expect` (None: if there is no such item yet); its new revision, or `Conflict` /
-        `OverQuota` / `TooManyItems` with nothing changed."""
+        `OverQuota` / `TooManyItems` / `SpaceWiped` with nothing changed. A write that
+        creates the space makes it of `version`."""
         ...
 
-    async def exists(self, space: str) -> bool:
-        """Whether anything was ever written in `space` (a write may create it)."""
+    async def space(self, space: str) -> Space | None:
+        """What the store keeps of `space` itself, or None if nothing was ever written there
+        (or it was wiped more than `WIPED_SECONDS` ago)."""
+        ...
+
+    async def wipe(self, space: str, version: int = 2) -> None:
+        """Every item of `space` goes; it answers `gone` for `WIPED_SECONDS`."""
         ...
 
     async def close(self) -> None: ...

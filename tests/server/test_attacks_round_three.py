@@ -17,6 +17,7 @@ import httpx
 import pytest
 from live import needs_redis
 from localclient import TestClient
+from spaces import keyed
 from upstreams import KEY, SSE, Chunks, Upstream, chat, make_client
 
 from server import Settings, SettingsError, create_app, load_settings, sign_client_token
@@ -28,13 +29,13 @@ from server.testing import ChatkeepServer, RedisServer
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
-SPACE = "S" * 43
+SPACE, TOKEN = keyed("person")
 
 
 @pytest.fixture
 def sync_http(tmp_path: Path) -> TestClient:
     store = f"sqlite:///{tmp_path / 'sync.db'}"
-    return TestClient(create_app(Settings(sync_store=store)))
+    return TestClient(create_app(Settings(sync_store=store)), headers=TOKEN)
 
 
 @pytest.mark.parametrize("since", ["²", "١٢", "٣", "1e3", "-1", "9" * 19, " 1"])
@@ -278,18 +279,25 @@ def _quota_app(tmp_path: Path, **limits: int) -> TestClient:
     return TestClient(create_app(settings))
 
 
-def _as(who: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {sign_client_token('s3cret', who, 600)}", **CREATE}
+def _as(who: str, space: str = "person") -> dict[str, str]:
+    """A client `who` writing to the space of `space` (its token too)."""
+    token = {"authorization": f"Bearer {sign_client_token('s3cret', who, 600)}"}
+    return token | CREATE | keyed(space)[1]
+
+
+def _put(http: TestClient, who: str, space: int, item: str, data: bytes) -> httpx.Response:
+    """`who` writes `item` into the space numbered `space` (with its token)."""
+    name = str(space)
+    return http.put(f"/api/sync/{keyed(name)[0]}/{item}", content=data, headers=_as(who, name))
 
 
 def test_one_client_cannot_fill_fresh_spaces(tmp_path: Path) -> None:
     """Spaces are free: one client wrote ~60 MiB a minute, each space under its own quota."""
     with _quota_app(tmp_path, sync_client_spaces=3) as http:
-        made = [http.put(f"/api/sync/{n}{'S' * 42}/a", content=b"x", headers=_as("mallory"))
-                for n in range(3)]  # fmt: skip
-        refused = http.put(f"/api/sync/9{'S' * 42}/a", content=b"x", headers=_as("mallory"))
-        again = http.put(f"/api/sync/0{'S' * 42}/b", content=b"x", headers=_as("mallory"))
-        other = http.put(f"/api/sync/8{'S' * 42}/a", content=b"x", headers=_as("ann"))
+        made = [_put(http, "mallory", n, "a", b"x") for n in range(3)]
+        refused = _put(http, "mallory", 9, "a", b"x")
+        again = _put(http, "mallory", 0, "b", b"x")
+        other = _put(http, "ann", 8, "a", b"x")
     assert [r.status_code for r in made] == [200] * 3
     assert refused.status_code == 429 and refused.json()["error"]["code"] == "sync_client_spaces"
     assert "at most 3 a day" in refused.json()["error"]["message"]
@@ -300,12 +308,11 @@ def test_one_client_cannot_fill_fresh_spaces(tmp_path: Path) -> None:
 
 def test_one_client_cannot_write_more_than_its_day_across_spaces(tmp_path: Path) -> None:
     with _quota_app(tmp_path, sync_client_bytes=10_000) as http:
-        sent = [http.put(f"/api/sync/{n}{'S' * 42}/a", content=b"x" * 3000, headers=_as("m"))
-                for n in range(3)]  # fmt: skip
-        refused = http.put(f"/api/sync/3{'S' * 42}/a", content=b"x" * 3000, headers=_as("m"))
+        sent = [_put(http, "m", n, "a", b"x" * 3000) for n in range(3)]
+        refused = _put(http, "m", 3, "a", b"x" * 3000)
         # a conflict gives its bytes back: the day is not spent on refused writes
-        conflict = http.put(f"/api/sync/0{'S' * 42}/a", content=b"y" * 900, headers=_as("m"))
-        small = http.put(f"/api/sync/3{'S' * 42}/a", content=b"z" * 900, headers=_as("m"))
+        conflict = _put(http, "m", 0, "a", b"y" * 900)
+        small = _put(http, "m", 3, "a", b"z" * 900)
     assert [r.status_code for r in sent] == [200] * 3
     assert refused.status_code == 429 and refused.json()["error"]["code"] == "sync_client_bytes"
     assert conflict.status_code == 412 and small.status_code == 200
@@ -313,7 +320,7 @@ def test_one_client_cannot_write_more_than_its_day_across_spaces(tmp_path: Path)
 
 def test_empty_items_and_tombstones_count_for_the_client_too(tmp_path: Path) -> None:
     with _quota_app(tmp_path, sync_client_bytes=4 * MIN_ITEM_BYTES) as http:
-        codes = [http.put(f"/api/sync/{'S' * 43}/e{n}", content=b"", headers=_as("m")).status_code
+        codes = [http.put(f"/api/sync/{SPACE}/e{n}", content=b"", headers=_as("m")).status_code
                  for n in range(5)]  # fmt: skip
     assert codes == [200] * 4 + [429]
 
@@ -321,8 +328,8 @@ def test_empty_items_and_tombstones_count_for_the_client_too(tmp_path: Path) -> 
 def test_a_space_of_too_many_items_is_a_413_that_says_so(tmp_path: Path) -> None:
     with _quota_app(tmp_path, sync_space_items=2) as http:
         for name in ("a", "b"):
-            http.put(f"/api/sync/{'S' * 43}/{name}", content=b"1", headers=_as("m"))
-        crowded = http.put(f"/api/sync/{'S' * 43}/c", content=b"1", headers=_as("m"))
+            http.put(f"/api/sync/{SPACE}/{name}", content=b"1", headers=_as("m"))
+        crowded = http.put(f"/api/sync/{SPACE}/c", content=b"1", headers=_as("m"))
     assert crowded.status_code == 413
     assert crowded.json()["error"]["code"] == "sync_space_items"
     assert "(2, deleted ones included)" in crowded.json()["error"]["message"]

@@ -18,6 +18,7 @@ import pytest
 from hostile import hostile_demo_bodies
 from live import LiveServer, needs_redis, wait_until
 from localclient import TestClient
+from spaces import keyed
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -26,6 +27,7 @@ from upstreams import KEY, SSE, Chunks, Upstream, chat, delta, make_client, sse
 
 from server import Settings, create_app
 from server.clients import ClientIdentity
+from server.sync.access import HEADER
 from server.testing import ChatkeepServer, RedisServer
 
 SECRET = "client-secret-of-the-operator"
@@ -386,17 +388,18 @@ def test_the_logs_never_show_a_sync_space(
 ) -> None:
     """A space id reads and deletes a person's (encrypted) synced items: like a turn id, it
     stays out of both logs."""
-    space = "S" * 43
+    space, token = keyed("person")
     store = f"sqlite:///{tmp_path / 'sync.db'}"
     with ChatkeepServer("--sync-store", store) as server:
         httpx.put(f"{server.url}/api/sync/{space}/item1", content=b"x",
-                  headers={"if-none-match": "*"}, timeout=30)  # fmt: skip
-        httpx.get(f"{server.url}/api/sync/{space}?since=0", timeout=30)
+                  headers={"if-none-match": "*", **token}, timeout=30)  # fmt: skip
+        httpx.get(f"{server.url}/api/sync/{space}?since=0", headers=token, timeout=30)
         wait_until(lambda: server.output.count("/api/sync/") >= 2, 5)
     assert server.output.count("/api/sync/[space]") == 2
     assert space not in server.output
     app = create_app(Settings(log_format="json", sync_store=store))
-    with TestClient(app) as http:
+    with TestClient(app, headers=token) as http:
         http.get(f"/api/sync/{space}?since=0")
     lines = capsys.readouterr().out
     assert '"path":"/api/sync/[space]"' in lines and space not in lines
+    assert token[HEADER] not in lines and token[HEADER] not in server.output

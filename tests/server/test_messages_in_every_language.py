@@ -23,6 +23,7 @@ import httpx
 import pytest
 from localclient import TestClient
 from sample_pdf import locked_pdf, sample_pdf
+from spaces import keyed
 
 from server import Settings, create_app
 from server.clients import sign_client_token, verify_client_token
@@ -31,6 +32,7 @@ from server.errors import TEXTS as SERVER_TEXTS
 from server.errors import APIError
 from server.limits import Budgets, RateLimiter, StreamSlots
 from server.redaction import Redactor
+from server.sync.access import HEADER
 from server.turn_readers import SILENT
 from server.turns import BROKEN, STOPPED, TOO_LONG
 from server.upstream_errors import bad_answer, error_from_upstream, upstream_error
@@ -168,25 +170,36 @@ def said_by_the_app(runtime_dir: Path) -> list[Notice]:
 
 def said_by_sync(folder: Path) -> list[Any]:
     """Synced history's refusals: off, a stale write, a full space, a space of too many items,
-    a client's day of spaces or bytes used up, a store that is away."""
-    space, create = "S" * 43, {"if-none-match": "*"}
+    a client's day of spaces or bytes used up, a store that is away, a space id without its
+    token or with another's, a wiped space."""
+    (space, token), (t_space, t_token), (u_space, u_token) = map(keyed, "SUT")
+    create = {"if-none-match": "*"}
     said = []
-    with TestClient(create_app(Settings(), runtime_dir=folder)) as http:
+    with TestClient(create_app(Settings(), runtime_dir=folder), headers=token) as http:
         said.append(http.get(f"/api/sync/{space}").json())
     store = Settings(sync_store=f"sqlite:///{folder}/sync/sync.db", sync_space_bytes=600,
                      sync_space_items=2, sync_client_spaces=2, sync_client_bytes=2000)  # fmt: skip
     with TestClient(create_app(store, runtime_dir=folder)) as http:
+        http.headers.update(token)
         http.put(f"/api/sync/{space}/a", content=b"1", headers=create)
         said.append(http.put(f"/api/sync/{space}/a", content=b"2", headers=create).json())
         said.append(http.put(f"/api/sync/{space}/b", content=b"x" * 400, headers=create).json())
         http.put(f"/api/sync/{space}/b", content=b"x", headers=create)
         said.append(http.put(f"/api/sync/{space}/c", content=b"x", headers=create).json())
-        http.put(f"/api/sync/{'T' * 43}/a", content=b"1", headers=create)
-        said.append(http.put(f"/api/sync/{'U' * 43}/a", content=b"1", headers=create).json())
-        said.append(http.put(f"/api/sync/{'T' * 43}/b", content=b"x" * 1300,
-                             headers=create).json())  # fmt: skip
+        http.put(f"/api/sync/{t_space}/a", content=b"1", headers=create | t_token)
+        said.append(http.put(f"/api/sync/{u_space}/a", content=b"1", headers=create | u_token)
+                    .json())  # fmt: skip
+        said.append(http.put(f"/api/sync/{t_space}/b", content=b"x" * 1300,
+                             headers=create | t_token).json())  # fmt: skip
+        said.append(http.get(f"/api/sync/{space}", headers={HEADER: ""}).json())
+        said.append(http.get(f"/api/sync/{space}", headers=t_token).json())
+        http.delete(f"/api/sync/{t_space}", headers=t_token)
+        said.append(http.get(f"/api/sync/{t_space}", headers=t_token).json())
+    anonymous = Settings(sync_store=f"sqlite:///{folder}/sync/sync.db")
+    with TestClient(create_app(anonymous, runtime_dir=folder)) as http:
+        said.append(http.get(f"/api/sync/{space}").json())
     away = Settings(sync_store=f"sqlite:///{folder}/pyodide/pyodide.asm.wasm/sync.db")
-    with TestClient(create_app(away, runtime_dir=folder)) as http:
+    with TestClient(create_app(away, runtime_dir=folder), headers=token) as http:
         said.append(http.get(f"/api/sync/{space}").json())
     return said
 

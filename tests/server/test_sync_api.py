@@ -9,16 +9,18 @@ from typing import Any
 
 import pytest
 from localclient import TestClient
+from spaces import keyed
 
 from server import Settings, create_app, sign_client_token
 
-SPACE = "S" * 43  # what the browser derives: 256 bits in Base64url
+SPACE, TOKEN = keyed("person")  # what the browser derives: 256 bits in Base64url
 CREATE = {"if-none-match": "*"}
 
 
 @pytest.fixture
 def http(store_url: str) -> Iterator[TestClient]:
-    with TestClient(create_app(Settings(sync_store=store_url, sync_space_bytes=1000))) as client:
+    with TestClient(create_app(Settings(sync_store=store_url, sync_space_bytes=1000)),
+                    headers=TOKEN) as client:  # fmt: skip
         yield client
 
 
@@ -89,7 +91,7 @@ def test_bad_names_and_cursors_are_clear_errors(http: TestClient) -> None:
 
 
 def test_without_a_store_sync_is_off_and_says_so(store_url: str) -> None:
-    with TestClient(create_app(Settings())) as http:
+    with TestClient(create_app(Settings()), headers=TOKEN) as http:
         assert http.get("/api/models").json()["chatkeep"]["sync"] is False
         off = http.get(f"/api/sync/{SPACE}")
         assert off.status_code == 404
@@ -99,7 +101,7 @@ def test_without_a_store_sync_is_off_and_says_so(store_url: str) -> None:
 def test_client_tokens_the_rate_limit_and_the_body_limit_apply(store_url: str) -> None:
     settings = Settings(sync_store=store_url, client_secret="s" * 32, rate_limit=3,
                         max_body_bytes=100)  # fmt: skip
-    with TestClient(create_app(settings)) as http:
+    with TestClient(create_app(settings), headers=TOKEN) as http:
         assert http.get(f"/api/sync/{SPACE}").status_code == 401
         token = {"authorization": f"Bearer {sign_client_token('s' * 32, 'person', 60)}"}
         big = http.put(f"/api/sync/{SPACE}/a", content=b"z" * 101, headers=CREATE | token)
@@ -113,7 +115,8 @@ def test_client_tokens_the_rate_limit_and_the_body_limit_apply(store_url: str) -
 def test_a_store_that_is_away_is_503_not_500(tmp_path: Any) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
-    with TestClient(create_app(Settings(sync_store=f"sqlite:///{blocked}/sync.db"))) as http:
+    app = create_app(Settings(sync_store=f"sqlite:///{blocked}/sync.db"))
+    with TestClient(app, headers=TOKEN) as http:
         away = http.get(f"/api/sync/{SPACE}")
         assert away.status_code == 503
         assert away.json()["error"]["code"] == "sync_unavailable"

@@ -7,9 +7,18 @@ import uuid
 from collections.abc import Awaitable, Callable
 
 import pytest
+from postgres import PostgresServer, needs_postgres
 
 from server.sync import Conflict, OverQuota, SyncStore, TooManyItems, open_store
-from server.sync.store import MIN_ITEM_BYTES, PAGE_ITEMS, SPACE_ITEMS
+from server.sync.postgres import PostgresStore
+from server.sync.store import (
+    MIN_ITEM_BYTES,
+    PAGE_ITEMS,
+    SPACE_ITEMS,
+    WIPED_SECONDS,
+    Space,
+    SpaceWiped,
+)
 
 QUOTA = 10_000
 
@@ -155,7 +164,7 @@ def test_a_space_holds_at_most_so_many_items_tombstones_included(store_url: str)
             await store.write(where, "c", b"3", None)
         assert crowded.value.limit == 2
         assert await store.write(where, "b", b"changed", first + 1) > 0  # an item held: fine
-        assert await store.exists(where) and not await store.exists(space())
+        assert await store.space(where) is not None and await store.space(space()) is None
 
     with_store(store_url, body, items=2)
 
@@ -203,3 +212,73 @@ def test_the_schema_is_made_once_and_recorded(store_url: str) -> None:
 def test_a_store_url_of_another_kind_is_refused_with_a_sentence() -> None:
     with pytest.raises(ValueError, match=r"sqlite:///PATH or postgresql://"):
         open_store("mysql://db/chat", QUOTA)
+
+
+def test_a_wiped_space_holds_nothing_and_is_gone_for_thirty_days(store_url: str) -> None:
+    async def body(store: SyncStore) -> None:
+        where, now = space(), [1_000_000.0]
+        store.clock = lambda: now[0]
+        first = await store.write(where, "a", b"1" * 300, None)
+        await store.write(where, "b", b"2", None)
+        await store.wipe(where)
+        assert await store.space(where) == Space(2, 1_000_000)
+        assert (await store.changes(where, 0)).items == []
+        with pytest.raises(SpaceWiped):
+            await store.write(where, "c", b"3", None)
+        now[0] += WIPED_SECONDS - 1
+        assert (await store.space(where)) is not None
+        now[0] += 1  # thirty days on, the id is free again, as if never used
+        assert await store.space(where) is None
+        again = await store.write(where, "a", b"new", None)
+        assert again > first and await store.space(where) == Space(2)
+        assert [(i.id, i.data) for i in (await store.changes(where, 0)).items] == [("a", b"new")]
+
+    with_store(store_url, body)
+
+
+def test_a_space_keeps_the_version_it_was_made_with(store_url: str) -> None:
+    async def body(store: SyncStore) -> None:
+        old, new = space(), space()
+        rev = await store.write(old, "a", b"1", None, version=1)
+        await store.write(old, "a", b"2", rev, version=2)  # (the version is the space's)
+        await store.write(new, "a", b"1", None)
+        assert await store.space(old) == Space(1) and await store.space(new) == Space(2)
+
+    with_store(store_url, body)
+
+
+def test_writes_and_wipes_wake_the_devices_listening_to_that_space(store_url: str) -> None:
+    async def body(store: SyncStore) -> None:
+        where, other = space(), space()
+        with store.signals.listen(where) as changed, store.signals.listen(other) as quiet:
+            await store.write(where, "a", b"1", None)
+            await asyncio.wait_for(changed.wait(), 10)
+            changed.clear()
+            await store.wipe(where)
+            await asyncio.wait_for(changed.wait(), 10)
+            assert not quiet.is_set()
+        assert store.signals.listeners == 0
+
+    with_store(store_url, body)
+
+
+@needs_postgres
+def test_over_postgres_a_write_through_one_server_wakes_another_s_devices(
+    postgres: PostgresServer,
+) -> None:
+    url = postgres.database()
+
+    async def run() -> None:
+        one, two = PostgresStore(url, QUOTA, SPACE_ITEMS), PostgresStore(url, QUOTA, SPACE_ITEMS)
+        try:
+            where = space()
+            await two.space(where)  # (opened: it listens from now on)
+            await asyncio.wait_for(two.listening.wait(), 10)
+            with two.signals.listen(where) as changed:
+                await one.write(where, "a", b"1", None)
+                await asyncio.wait_for(changed.wait(), 10)
+        finally:
+            await one.close()
+            await two.close()
+
+    asyncio.run(run())
