@@ -74,7 +74,8 @@ export const EVENT_DATA = Object.freeze({
 export const WORKER_CALLS = Object.freeze([
   "openStream", "resumeStream", "claimTurn", "releaseTurn", "callTool", "storage",
   "historyStore", "emit", "draft",
-  "syncOpen", "syncResume", "syncForget", "syncPull", "syncPush", "syncDelete",
+  "syncOpen", "syncKnownBefore", "syncResume", "syncForget", "syncListen", "syncPull",
+  "syncPush", "syncDelete", "syncMoving", "syncPullMoved", "syncMoved", "syncWipe",
 ]);
 
 /**

@@ -156,7 +156,7 @@ async function* events(body) {
  * @param {ReadableStream<any>} body
  * @returns {AsyncGenerator<string>}
  */
-async function* lines(body) {
+export async function* lines(body) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   const newline = /\r\n|\r|\n/g;
   /** @type {string[]} the line being received, in pieces */

@@ -1,40 +1,30 @@
-// Synced history, the worker's half. The person's secret (a sync code, or the key a site
-// gives) is never stored: HKDF derives from it the space's name, an AES-GCM key and a key that
-// names items, both non-extractable, kept in IndexedDB for the next visit (static/sync-keys.js).
-// Each conversation travels as one item: its JSON, compressed, then encrypted with the item's
-// name as associated data, so an item moved under another name fails its tag like a tampered
-// one. The server sees names, sizes and revisions, nothing else.
+// Synced history, the worker's half (sync version 2). The person's secret (a sync code, or the
+// key a site gives) is never stored: the keys derived from it (static/sync-derive.js) are kept
+// in IndexedDB for the next visit, the encryption keys non-extractable (static/sync-keys.js).
+// Each conversation travels as one item: its JSON, compressed, then sealed with its name and
+// a sequence number (static/sync-seal.js); every request carries the space's token. The
+// server sees names, sizes and revisions, nothing else. A device that kept version 1's keys
+// moves to version 2 by itself: `moving` says so until the round has read the old space,
+// merged it, and wiped it (`moved`).
 
 import * as indexedKeys from "./sync-keys.js";
+import { base64url, fromBase64url, keysV1, keysV2, utf8 } from "./sync-derive.js";
+import { seal, unseal, unsealV1 } from "./sync-seal.js";
+import { SpaceEvents } from "./sync-events.js";
 
-/** @typedef {{keepKeys: (name: string, keys: import("./sync-keys.js").SyncKeys) => Promise<void>,
- *   loadKeys: (name: string) => Promise<import("./sync-keys.js").SyncKeys | null>,
+/** @typedef {{keepKeys: (name: string, keys: any) => Promise<void>,
+ *   loadKeys: (name: string) => Promise<any>,
  *   dropKeys: (name: string) => Promise<void>}} KeyStore */
+/** @typedef {import("./sync-derive.js").SyncKeys} SyncKeys */
 
-const SALT = new TextEncoder().encode("chatkeep sync v1");
-const IV_BYTES = 12;
 /** A request where nothing moves for this long counts as no answer: the round ends
  * "offline" and its changes go with a later one. */
 const REQUEST_MS = 30_000;
 /** An upload is given its size at this pace (bytes a millisecond: 16 KB/s, a poor phone
  * line) on top of `REQUEST_MS`, since nothing shows its progress. */
 const SLOW_UPLOAD_BYTES_PER_MS = 16;
-
-/** @param {string} text */
-const utf8 = (text) => new TextEncoder().encode(text);
-
-/** @param {Uint8Array} bytes */
-function base64url(bytes) {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-/** @param {string} text */
-function fromBase64url(text) {
-  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-}
+/** A cursor past every revision: a read that only asks whether a space is there. */
+const NOTHING_SINCE = "999999999999999999";
 
 /**
  * An error the widget can say in the person's language: the server's code and params, or
@@ -43,17 +33,9 @@ function fromBase64url(text) {
  */
 const failure = (message, code, params) => Object.assign(new Error(message), { code, params });
 
-/** A digest naming a space, for this device's notes of it (which space its state is of). @param {string} space */
-async function spacePrint(space) {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", utf8(`chatkeep space print\0${space}`)));
-  return Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-
 export class SyncClient {
-  /** @type {CryptoKey | null} */ #key = null;
-  /** @type {CryptoKey | null} */ #names = null;
-  #space = "";
+  /** @type {SyncKeys | null} */ #keys = null;
+  #keptAs = "";
 
   /**
    * @param {() => string} endpoint  the API's base URL (`…/api`)
@@ -68,88 +50,178 @@ export class SyncClient {
     this.compression = compression;
     this.requestMs = requestMs;
     this.keyStore = keyStore;
+    /** tells an open device to read (server-sent events), while connected */
+    this.events = new SpaceEvents(endpoint, () => this.#headers());
   }
 
   /**
-   * Derive the space and the keys from `secret`, and keep them under `keepAs` for later
-   * visits (the secret itself is kept nowhere); returns the space's print.
+   * Derive the keys from `secret` and keep them under `keepAs` for later visits (the secret
+   * itself is kept nowhere); returns the space's print.
    * @param {string} secret @param {string} keepAs
    */
   async open(secret, keepAs) {
-    const material = await crypto.subtle.importKey("raw", utf8(secret), "HKDF", false, ["deriveKey", "deriveBits"]);
-    const hkdf = (/** @type {string} */ info) => ({ name: "HKDF", hash: "SHA-256", salt: SALT, info: utf8(info) });
-    const space = base64url(new Uint8Array(await crypto.subtle.deriveBits(hkdf("space"), material, 256)));
-    const items = await crypto.subtle.deriveKey(hkdf("items"), material, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
-    const names = await crypto.subtle.deriveKey(hkdf("names"), material, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign"]);
-    const keys = { space, items, names, print: await spacePrint(space) };
+    const keys = await keysV2(await keysV1(secret));
     await this.keyStore.keepKeys(keepAs, keys);
-    return this.#use(keys);
+    return this.#use(keys, keepAs);
   }
 
-  /** Take up the keys kept under `keptAs`: the space's print, or null when none are kept. @param {string} keptAs */
+  /**
+   * Whether `secret` named a space before version 2 (a code made then has no check character):
+   * that space answers, or was wiped when it moved.
+   * @param {string} secret
+   */
+  async knownBefore(secret) {
+    const { space } = await keysV1(secret);
+    const { status } = await this.#fetch(space, `?since=${NOTHING_SINCE}`, {}, { token: false, refusals: [403, 410] });
+    return status === 200 || status === 410;
+  }
+
+  /**
+   * Take up the keys kept under `keptAs`: the space's print, or null when none are kept. Keys
+   * kept by version 1 become version 2's (the print stays: it is this device's own note).
+   * @param {string} keptAs
+   */
   async resume(keptAs) {
-    const keys = await this.keyStore.loadKeys(keptAs);
-    return keys ? this.#use(keys) : null;
+    const found = await this.keyStore.loadKeys(keptAs);
+    if (!found) return null;
+    if (found.version === 2) return this.#use(found, keptAs);
+    const keys = { ...(await keysV2(found)), print: found.print };
+    await this.keyStore.keepKeys(keptAs, keys);
+    return this.#use(keys, keptAs);
   }
 
   /** This device leaves: the keys kept under `keptAs` go. @param {string} keptAs */
   async forget(keptAs) {
-    this.#space = "";
-    this.#key = this.#names = null;
+    this.#keys = null;
+    this.events.stop();
     await this.keyStore.dropKeys(keptAs);
   }
 
-  /** @param {import("./sync-keys.js").SyncKeys} keys */
-  #use(keys) {
-    this.#space = keys.space;
-    this.#key = keys.items;
-    this.#names = keys.names;
+  /** @param {SyncKeys} keys @param {string} keptAs */
+  #use(keys, keptAs) {
+    this.#keys = keys;
+    this.#keptAs = keptAs;
     return keys.print;
   }
 
-  /** What changed since revision `since`: each item decrypted, or marked unreadable. @param {number} since */
+  /** What changed since revision `since`: each item opened, or marked unreadable. @param {number} since */
   async pull(since) {
-    const { answer: page } = await this.#fetch(`?since=${since}`);
+    const keys = this.#connected();
+    const { answer: page } = await this.#fetch(keys.space, `?since=${since}`);
     const items = await Promise.all(page.items.map(async (/** @type {any} */ item) => {
-      const found = { item: item.id, rev: item.rev, payload: null, readable: true };
-      if (item.data === null) return found; // a tombstone
+      const found = { item: item.id, rev: item.rev, seq: 0, payload: null, readable: true };
+      if (item.data === null) return found; // a bare tombstone: no device sealed it
       try {
-        return { ...found, payload: await this.#unseal(item.id, item.data) };
+        const { seq, plain } = await unseal(keys.items, item.id, fromBase64url(item.data));
+        return { ...found, seq, payload: await this.#parse(plain) };
       } catch {
-        return { ...found, readable: false }; // its tag failed: tampered, or another person's
+        return { ...found, readable: false }; // its tag failed: tampered, moved, or another person's
       }
     }));
     return { items, cursor: page.cursor, more: page.more };
   }
 
-  /** @param {string} conversation @param {number | null} expect @param {object} payload */
-  async push(conversation, expect, payload) {
-    const item = await this.#itemName(conversation);
-    return this.#write(item, "PUT", expect, await this.#seal(item, payload));
+  /** @param {string} conversation @param {number | null} expect @param {number} seq @param {object} payload */
+  async push(conversation, expect, seq, payload) {
+    return this.#write(await this.#itemName(conversation), expect, seq, payload);
   }
 
-  /** @param {string} item @param {number} expect */
-  async delete(item, expect) {
-    return this.#write(item, "DELETE", expect, null);
+  /** An item's name: 128 bits of the naming key's HMAC of the conversation's id. @param {string} conversation */
+  async #itemName(conversation) {
+    const mac = await crypto.subtle.sign("HMAC", this.#connected().names, utf8(conversation));
+    return base64url(new Uint8Array(mac).subarray(0, 16));
   }
 
-  /** @param {string} item @param {string} method @param {number | null} expect @param {Uint8Array<ArrayBuffer> | null} body */
-  async #write(item, method, expect, body) {
+  /** A sealed deletion of `conversation` (what it replaced is in `payload`). @param {string} conversation @param {number | null} expect @param {number} seq @param {object} payload */
+  async delete(conversation, expect, seq, payload) {
+    return this.#write(await this.#itemName(conversation), expect, seq, payload);
+  }
+
+  /** Whether a version 1 space still waits to be read, merged and wiped. */
+  async moving() {
+    return Boolean(this.#connected().moving);
+  }
+
+  /** Every conversation the version 1 space holds, opened (none once it is gone). */
+  async pullMoved() {
+    const moving = this.#connected().moving;
+    if (!moving) return [];
+    const found = [];
+    for (let since = 0, more = true; more;) {
+      const { status, answer } = await this.#fetch(moving.space, `?since=${since}`, {}, { token: false, refusals: [403, 410] });
+      if (status !== 200) break;
+      for (const item of answer.items) {
+        if (item.data === null) continue;
+        try {
+          found.push({ item: item.id, payload: await this.#parse(await unsealV1(moving.items, item.id, fromBase64url(item.data))) });
+        } catch {
+          // another person's, or tampered: nothing to move
+        }
+      }
+      more = answer.more && answer.cursor > since;
+      since = answer.cursor;
+    }
+    return found;
+  }
+
+  /** The version 1 space is wiped (its devices read it no more), and forgotten here. */
+  async moved() {
+    const keys = this.#connected();
+    if (!keys.moving) return;
+    await this.#fetch(keys.moving.space, "", { method: "DELETE" }, { token: false, refusals: [403, 410] });
+    const kept = { ...keys, moving: null };
+    await this.keyStore.keepKeys(this.#keptAs, kept);
+    this.#keys = kept;
+  }
+
+  /** From now on, `changed` is called whenever the server says the space changed. @param {() => void} changed */
+  listen(changed) {
+    this.events.start(this.#connected().space, changed);
+  }
+
+  /** "Change sync code": everything this space holds goes; it answers 410 for 30 days. */
+  async wipe() {
+    const keys = this.#connected();
+    await this.#fetch(keys.space, "", { method: "DELETE" }, { refusals: [410] });
+  }
+
+  /** @param {string} item @param {number | null} expect @param {number} seq @param {object} payload */
+  async #write(item, expect, seq, payload) {
+    const keys = this.#connected();
+    const plain = await this.compression().deflate(utf8(JSON.stringify(payload)));
+    const body = await seal(keys.items, item, seq, /** @type {Uint8Array<ArrayBuffer>} */ (plain));
     const headers = expect === null ? { "if-none-match": "*" } : { "if-match": String(expect) };
-    const { status, answer } = await this.#fetch(`/${item}`, { method, headers, body });
+    const { status, answer } = await this.#fetch(keys.space, `/${item}`, { method: "PUT", headers, body }, { refusals: [412] });
     if (status === 412) return { item, rev: answer.rev ?? null, written: false };
     return { item, rev: answer.rev, written: true };
+  }
+
+  /** @param {Uint8Array} plain */
+  async #parse(plain) {
+    return JSON.parse(new TextDecoder().decode(await this.compression().inflate(plain)));
+  }
+
+  #connected() {
+    if (!this.#keys) throw failure("Sync is not connected.", "sync_off");
+    return this.#keys;
+  }
+
+  /** @returns {Record<string, string>} */
+  #headers() {
+    return this.#keys ? { ...this.credentials(), "chatkeep-sync-token": this.#keys.token } : this.credentials();
   }
 
   /**
    * One request and its JSON answer. It ends "offline" when nothing moves for `requestMs`:
    * no answer (the upload given time for its size at a slow phone's pace), or a body that
    * stops arriving. A big conversation on a slow line still goes; a server that never
-   * answers does not hold the round (nor "Stop syncing", which waits for it).
-   * @param {string} path @param {{method?: string, headers?: Record<string, string>, body?: Uint8Array<ArrayBuffer> | null}} [init]
+   * answers does not hold the round (nor "Stop syncing", which waits for it). A status other
+   * than 2xx is an error the person is told, unless `refusals` lists it.
+   * @param {string} space @param {string} path
+   * @param {{method?: string, headers?: Record<string, string>, body?: Uint8Array<ArrayBuffer> | null}} [init]
+   * @param {{token?: boolean, refusals?: number[]}} [options]
    */
-  async #fetch(path, init = {}) {
-    if (!this.#space) throw failure("Sync is not connected.", "sync_off");
+  async #fetch(space, path, init = {}, { token = true, refusals = [] } = {}) {
     const stall = new AbortController();
     let timer = 0;
     const wait = (/** @type {number} */ ms) => {
@@ -160,9 +232,9 @@ export class SyncClient {
     let response;
     let text = "";
     try {
-      response = await fetch(`${this.endpoint()}/sync/${this.#space}${path}`, {
+      response = await fetch(`${this.endpoint()}/sync/${space}${path}`, {
         method: init.method ?? "GET",
-        headers: { ...this.credentials(), ...init.headers },
+        headers: { ...(token ? this.#headers() : this.credentials()), ...init.headers },
         body: init.body ?? undefined,
         signal: stall.signal,
       });
@@ -181,37 +253,13 @@ export class SyncClient {
       clearTimeout(timer);
     }
     const answer = (() => { try { return JSON.parse(text); } catch { return null; } })();
-    if (!response.ok && response.status !== 412) {
+    if (!response.ok && !refusals.includes(response.status)) {
       const error = answer?.error;
       throw failure(error?.message ?? `Sync failed (${response.status}).`, error?.code ?? "sync_failed", error?.params);
     }
-    if (answer === null) throw failure(`Sync failed: the server's answer was not JSON (${response.status}).`, "sync_failed");
+    if (answer === null && response.status !== 204 && !refusals.includes(response.status)) {
+      throw failure(`Sync failed: the server's answer was not JSON (${response.status}).`, "sync_failed");
+    }
     return { status: response.status, answer };
-  }
-
-  /** @param {string} conversation */
-  async #itemName(conversation) {
-    const mac = await crypto.subtle.sign("HMAC", /** @type {CryptoKey} */ (this.#names), utf8(conversation));
-    return base64url(new Uint8Array(mac).subarray(0, 16));
-  }
-
-  /** @param {string} item @param {object} payload */
-  async #seal(item, payload) {
-    const plain = await this.compression().deflate(utf8(JSON.stringify(payload)));
-    const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-    const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: utf8(item) },
-      /** @type {CryptoKey} */ (this.#key), /** @type {Uint8Array<ArrayBuffer>} */ (plain));
-    const body = new Uint8Array(IV_BYTES + sealed.byteLength);
-    body.set(iv);
-    body.set(new Uint8Array(sealed), IV_BYTES);
-    return body;
-  }
-
-  /** @param {string} item @param {string} data */
-  async #unseal(item, data) {
-    const bytes = fromBase64url(data);
-    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes.subarray(0, IV_BYTES), additionalData: utf8(item) },
-      /** @type {CryptoKey} */ (this.#key), bytes.subarray(IV_BYTES));
-    return JSON.parse(new TextDecoder().decode(await this.compression().inflate(new Uint8Array(plain))));
   }
 }

@@ -17,6 +17,8 @@ export const SYNC_STRINGS = {
   "sync.cancel": "Cancel",
   "sync.done": "Done",
   "sync.stop": "Stop syncing",
+  "sync.change": "Change sync code",
+  "sync.changed": "The old code no longer works: your other devices stopped syncing. On each of them, type this new code.",
   "sync.show": "On your other device, open History, choose \u201cUse a sync code\u201d and type this code, or open this link there:",
   "sync.link": "Link for another device",
   "sync.private": "Anyone with this code can read your conversations: keep it to yourself.",
@@ -57,6 +59,7 @@ export async function startSyncing({ host, client, page, root, link, t, act }) {
     panel.devices.hidden = !status.offered || managed;
     panel.use.hidden = !status.offered || managed || status.connected;
     panel.stop.hidden = !status.connected || managed;
+    panel.change.hidden = !status.connected || managed;
   };
   let status = await client.call("syncStatus");
   show(status);
@@ -68,19 +71,26 @@ export async function startSyncing({ host, client, page, root, link, t, act }) {
   }, { signal });
   if (!status.offered) return;
 
-  panel.devices.addEventListener("click", async () => {
-    const started = await act("startSync", {});
+  /**
+   * "Sync devices" and "Change sync code": the code, if this visit knows it.
+   * @param {() => Promise<{code: string} | undefined>} start @param {boolean} changed
+   */
+  const showCode = async (start, changed) => {
+    const started = await start();
     if (!started) return;
     const link = new URL(location.href);
     link.hash = `chatkeep-sync=${started.code}`;
     const known = Boolean(started.code); // (made or typed in this visit: it is kept nowhere)
-    panel.code.textContent = started.code;
+    panel.code.textContent = panel.saved.value = started.code;
     panel.link.href = panel.link.textContent = known ? link.href : "";
     for (const part of [panel.show, panel.code, panel.link, panel.private]) part.hidden = !known;
     panel.notKept.hidden = known;
+    panel.changed.hidden = !changed;
     panel.shown.showModal();
     await refresh();
-  });
+  };
+  panel.devices.addEventListener("click", () => showCode(() => act("startSync", {}), false));
+  panel.change.addEventListener("click", () => showCode(() => act("changeSyncCode", {}), true));
   panel.use.addEventListener("click", () => {
     panel.field.value = "";
     panel.ask.showModal();
@@ -183,20 +193,26 @@ function build(page, say) {
     <p class="sync-status" role="status"></p>
     <button type="button" class="sync-devices"></button>
     <button type="button" class="sync-use"></button>
+    <button type="button" class="sync-change"></button>
     <button type="button" class="sync-stop"></button>
     <dialog class="sync-shown">
       <h3 class="sync-shown-title"></h3>
+      <p class="sync-changed" hidden></p>
       <p class="sync-show"></p>
       <p class="sync-code"></p>
       <p><a class="sync-link" rel="noopener"></a></p>
       <p class="sync-private"></p>
       <p class="sync-not-kept" hidden></p>
-      <form method="dialog"><button class="sync-done"></button></form>
+      <form method="dialog" class="sync-save">
+        <input class="sync-account" name="username" autocomplete="username" value="Chatkeep" readonly tabindex="-1" aria-hidden="true">
+        <input class="sync-saved" type="password" name="password" autocomplete="new-password" readonly tabindex="-1" aria-hidden="true">
+        <button class="sync-done"></button></form>
     </dialog>
     <dialog class="sync-ask">
       <h3 class="sync-ask-title"></h3>
       <form class="sync-ask-form">
-        <label><span class="sync-code-label"></span> <input class="sync-field" autocomplete="off" spellcheck="false"></label>
+        <input class="sync-account" name="username" autocomplete="username" value="Chatkeep" readonly tabindex="-1" aria-hidden="true">
+        <label><span class="sync-code-label"></span> <input class="sync-field" name="password" type="password" autocomplete="current-password" spellcheck="false"></label>
         <p class="sync-error" role="alert"></p>
         <button class="sync-connect"></button>
         <button type="button" class="sync-cancel"></button>
@@ -205,6 +221,7 @@ function build(page, say) {
   const $ = (/** @type {string} */ selector) => /** @type {any} */ (section.querySelector(selector));
   const text = /** @type {[string, keyof SYNC_STRINGS][]} */ ([
     [".sync-devices", "sync.devices"], [".sync-use", "sync.use"], [".sync-stop", "sync.stop"],
+    [".sync-change", "sync.change"], [".sync-changed", "sync.changed"],
     [".sync-show", "sync.show"], [".sync-private", "sync.private"], [".sync-done", "sync.done"],
     [".sync-not-kept", "sync.notKept"],
     [".sync-code-label", "sync.code"], [".sync-connect", "sync.connect"], [".sync-cancel", "sync.cancel"],
@@ -217,6 +234,7 @@ function build(page, say) {
   page.querySelector("footer")?.before(section);
   return {
     section, status: $(".sync-status"), devices: $(".sync-devices"), use: $(".sync-use"), stop: $(".sync-stop"),
+    change: $(".sync-change"), changed: $(".sync-changed"), saved: /** @type {HTMLInputElement} */ ($(".sync-saved")),
     shown: /** @type {HTMLDialogElement} */ ($(".sync-shown")), code: $(".sync-code"), link: /** @type {HTMLAnchorElement} */ ($(".sync-link")),
     show: $(".sync-show"), private: $(".sync-private"), notKept: $(".sync-not-kept"),
     ask: /** @type {HTMLDialogElement} */ ($(".sync-ask")), askForm: $(".sync-ask-form"), field: /** @type {HTMLInputElement} */ ($(".sync-field")),

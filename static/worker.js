@@ -197,13 +197,20 @@ function syncCallbacks() {
   const sync = new SyncClient(() => endpoint, () => credentials, () => compression);
   const json = (/** @type {(request: any) => Promise<any>} */ run) => async (/** @type {string} */ text) =>
     JSON.stringify((await run(JSON.parse(text))) ?? null);
+  const readNow = () => void bridge?.call("syncNow", "{}");
   return {
     syncOpen: json(({ secret, keepAs }) => sync.open(secret, keepAs)),
+    syncKnownBefore: json(({ secret }) => sync.knownBefore(secret)),
     syncResume: json(({ keptAs }) => sync.resume(keptAs)),
     syncForget: json(({ keptAs }) => sync.forget(keptAs)),
+    syncListen: json(async () => sync.listen(readNow)),
     syncPull: json(({ since }) => sync.pull(since)),
-    syncPush: json(({ conversation, expect, payload }) => sync.push(conversation, expect, payload)),
-    syncDelete: json(({ item, expect }) => sync.delete(item, expect)),
+    syncPush: json(({ conversation, expect, seq, payload }) => sync.push(conversation, expect, seq, payload)),
+    syncDelete: json(({ conversation, expect, seq, payload }) => sync.delete(conversation, expect, seq, payload)),
+    syncMoving: json(() => sync.moving()),
+    syncPullMoved: json(() => sync.pullMoved()),
+    syncMoved: json(() => sync.moved()),
+    syncWipe: json(() => sync.wipe()),
   };
 }
 

@@ -34,7 +34,7 @@ from .synced import SyncedHistory
 from .texts import notice
 
 if TYPE_CHECKING:
-    from .sync_remote import Page, Pushed
+    from .sync_remote import Moved, Page, Pushed
 
 Json = str
 
@@ -162,8 +162,10 @@ class WorkerSync:
             raise _js_error(exc, WidgetError) from exc
 
     async def open(self, secret: str, keep_as: str) -> str:
-        space: str = await self._ask("syncOpen", {"secret": secret, "keepAs": keep_as})
-        return space
+        return str(await self._ask("syncOpen", {"secret": secret, "keepAs": keep_as}))
+
+    async def known_before(self, secret: str) -> bool:
+        return bool(await self._ask("syncKnownBefore", {"secret": secret}))
 
     async def resume(self, kept_as: str) -> str | None:
         space: str | None = await self._ask("syncResume", {"keptAs": kept_as})
@@ -172,30 +174,51 @@ class WorkerSync:
     async def forget(self, kept_as: str) -> None:
         await self._ask("syncForget", {"keptAs": kept_as})
 
+    async def listen(self) -> None:
+        await self._ask("syncListen", {})
+
+    async def wipe(self) -> None:
+        await self._ask("syncWipe", {})
+
     # widget.sync is imported once a device connects (widget/synced.py), before any of these.
 
     async def pull(self, since: int) -> Page:
         from .sync_remote import Page, Pulled
 
         page = await self._ask("syncPull", {"since": since})
-        items = [Pulled(i["item"], i["rev"], i.get("payload"), i.get("readable", True))
-                 for i in page["items"]]  # fmt: skip
+        items = [Pulled(i["item"], i["rev"], i.get("payload"), i.get("readable", True),
+                        i.get("seq", 0)) for i in page["items"]]  # fmt: skip
         return Page(items, page["cursor"], page["more"])
 
     async def push(
-        self, conversation_id: str, expect: int | None, payload: dict[str, Any]
+        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
     ) -> Pushed:
-        done = await self._ask("syncPush", {"conversation": conversation_id, "expect": expect,
-                                            "payload": payload})  # fmt: skip
-        from .sync_remote import Pushed
+        version = {"conversation": conversation_id, "expect": expect, "seq": seq}
+        return _pushed(await self._ask("syncPush", version | {"payload": payload}))
 
-        return Pushed(done["item"], done["rev"], done["written"])
+    async def delete(
+        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
+    ) -> Pushed:
+        version = {"conversation": conversation_id, "expect": expect, "seq": seq}
+        return _pushed(await self._ask("syncDelete", version | {"payload": payload}))
 
-    async def delete(self, item: str, expect: int) -> Pushed:
-        done = await self._ask("syncDelete", {"item": item, "expect": expect})
-        from .sync_remote import Pushed
+    async def moving(self) -> bool:
+        return bool(await self._ask("syncMoving", {}))
 
-        return Pushed(done["item"], done["rev"], done["written"])
+    async def pull_moved(self) -> list[Moved]:
+        from .sync_remote import Moved
+
+        found = await self._ask("syncPullMoved", {})
+        return [Moved(m["item"], m["payload"]) for m in found if isinstance(m.get("payload"), dict)]
+
+    async def moved(self) -> None:
+        await self._ask("syncMoved", {})
+
+
+def _pushed(done: dict[str, Any]) -> Pushed:
+    from .sync_remote import Pushed
+
+    return Pushed(done["item"], done["rev"], done["written"])
 
 
 def make_history(worker: Any, config: WidgetConfig) -> Kept | None:

@@ -70,7 +70,8 @@ PAYLOADS: dict[str, Shape] = {
 WORKER_CALLS = (
     "openStream", "resumeStream", "claimTurn", "releaseTurn", "callTool", "storage",
     "historyStore", "emit", "draft",
-    "syncOpen", "syncResume", "syncForget", "syncPull", "syncPush", "syncDelete",
+    "syncOpen", "syncKnownBefore", "syncResume", "syncForget", "syncListen", "syncPull",
+    "syncPush", "syncDelete", "syncMoving", "syncPullMoved", "syncMoved", "syncWipe",
 )  # fmt: skip
 
 #: The `data` of each event.

@@ -21,11 +21,20 @@ if TYPE_CHECKING:
             """Derive the space and the keys from the person's secret, and keep the keys
             (never the secret) under `keep_as` for later visits; the space's print."""
 
+        async def known_before(self, secret: str) -> bool:
+            """Whether `secret` named a version 1 space (codes made then have no check)."""
+
         async def resume(self, kept_as: str) -> str | None:
             """Take up the keys kept under `kept_as`: the space's print, or None."""
 
         async def forget(self, kept_as: str) -> None:
             """The keys kept under `kept_as` go."""
+
+        async def listen(self) -> None:
+            """From now on, the server's events about this space start rounds (`syncNow`)."""
+
+        async def wipe(self) -> None:
+            """Everything the space holds goes; it answers 410 for 30 days."""
 
 
 class DeviceSpace:

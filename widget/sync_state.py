@@ -47,14 +47,20 @@ class Synced:
     rev: int
     #: the local meta `rev` when it was last synced: another one means changed here since
     local: str
+    #: the item's sequence number as last taken or sent (sealed in: never taken lower again)
+    seq: int = 0
 
 
 @dataclass
 class SyncState:
     cursor: int = 0
     items: dict[str, Synced] = field(default_factory=dict)
-    #: conversations the person forgot here, to delete there: id -> (item, rev)
-    forgotten: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: conversations the person forgot here, to delete there: id -> (item, rev, seq); an item
+    #: "" and rev None when this device never saw it there (a deletion then creates it)
+    forgotten: dict[str, tuple[str, int | None, int]] = field(default_factory=dict)
+    #: items deleted (a sealed deletion taken or sent): item -> (its seq, the conversation);
+    #: an older copy of one served again is a replay, never a conversation back
+    gone: dict[str, tuple[int, str]] = field(default_factory=dict)
     #: forgotten here, for this round only: id -> the version forgotten (its `updated`, number
     #: of messages and title), to know it on the server when `items` cannot (this device lost
     #: its note of the server, or of the round that sent that version)
@@ -70,20 +76,20 @@ class SyncState:
         there too."""
         synced = self.items.pop(conversation_id, None)
         if synced is not None:
-            self.forgotten[conversation_id] = (synced.item, synced.rev)
+            self.forgotten[conversation_id] = (synced.item, synced.rev, synced.seq)
         with contextlib.suppress(ValueError, TypeError):
             updated, size, title, *more = json.loads(mark)  # (marks of 1.x: no digests)
             digests = [str(d) for d in more[0]] if more and isinstance(more[0], list) else []
             self.versions[conversation_id] = (int(updated), int(size), str(title), digests)
 
     def forgotten_here(self, conversation_id: str, payload: dict[str, Any],
-                       item: tuple[str, int]) -> bool:  # fmt: skip
-        """Whether `payload` (`item`: its name and revision) is a version the person forgot
-        here: this device's own last write, heard back, the very version forgotten or one it
-        continues, not named otherwise (its write unknown to `items`: this device lost its
-        note of the round that sent it). It is deleted there too; any other version comes
+                       item: tuple[str, int, int]) -> bool:  # fmt: skip
+        """Whether `payload` (`item`: its name, revision and seq) is a version the person
+        forgot here: this device's own last write, heard back, the very version forgotten or
+        one it continues, not named otherwise (its write unknown to `items`: this device lost
+        its note of the round that sent it). It is deleted there too; any other version comes
         back (an edit, or a name given, elsewhere beats a deletion)."""
-        if self.forgotten.get(conversation_id) == item:
+        if (sent := self.forgotten.get(conversation_id)) is not None and sent[:2] == item[:2]:
             return True
         if (forgot := self.versions.get(conversation_id)) is None:
             return False
@@ -99,21 +105,36 @@ class SyncState:
         self.forgotten[conversation_id] = item
         return True
 
+    def replaced(self, conversation_id: str) -> dict[str, Any]:
+        """What a deletion of `conversation_id` says it replaced: the version forgotten here
+        (its number of messages and the digest of all of them), so that a device holding that
+        very version forgets it, and one holding more keeps it (an edit beats a deletion)."""
+        forgot = self.versions.get(conversation_id)
+        if forgot is None:
+            return {}
+        return {"length": forgot[1], "digest": forgot[3][-1] if forgot[3] else ""}
+
     def to_json(self) -> str:
         return json.dumps({
-            "v": 1, "cursor": self.cursor,
-            "items": {c: [s.item, s.rev, s.local] for c, s in self.items.items()},
+            "v": 2, "cursor": self.cursor,
+            "items": {c: [s.item, s.rev, s.local, s.seq] for c, s in self.items.items()},
             "forgotten": {c: list(f) for c, f in self.forgotten.items()},
+            "gone": {i: list(g) for i, g in self.gone.items()},
         })  # fmt: skip
 
     @classmethod
     def from_json(cls, text: str | None) -> SyncState:
+        """The state kept; one of version 1 (no sequence numbers: the next write of each item
+        is 1, and the version 1 space is moved from anyway) reads as one of version 2."""
         try:
             data = json.loads(text or "")
             return cls(
                 int(data["cursor"]),
-                {c: Synced(str(i), int(r), str(x)) for c, (i, r, x) in data["items"].items()},
-                {c: (str(i), int(r)) for c, (i, r) in data["forgotten"].items()},
-            )
+                {c: Synced(str(i), int(r), str(x), int(n[0]) if n else 0)
+                 for c, (i, r, x, *n) in data["items"].items()},
+                {c: (str(i), None if r is None else int(r), int(n[0]) if n else 0)
+                 for c, (i, r, *n) in data["forgotten"].items()},
+                {i: (int(n), str(c)) for i, (n, c) in data.get("gone", {}).items()},
+            )  # fmt: skip
         except (ValueError, TypeError, KeyError, AttributeError):
             return cls()  # unreadable or absent: sync from the start (nothing is lost)

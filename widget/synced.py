@@ -36,7 +36,11 @@ REFUSALS = (
     "invalid_client_token",
     "rate_limited",
     "sync_stalled",
+    "sync_forbidden",
+    "sync_token_required",
 )
+#: the space was wiped by "Change sync code" on another device: this one stops syncing
+WIPED = "sync_space_wiped"
 
 
 # The sync engine (widget/sync.py) is imported when a device connects: a start only builds
@@ -103,11 +107,25 @@ class SyncedHistory:
         self._require_offered()
         if not code and self._syncer is not None:
             return {"code": grouped(self._code) if self._code else ""}
-        secret = read_code(code) if code else new_code()
+        secret, checked = read_code(code) if code else (new_code(), True)
+        if not checked and not await self.remote.known_before(secret):
+            raise WidgetError.said("sync_code_mistyped")  # (a code of before 2.2 has no check)
         await self._connect_with(secret)
         self._code = secret
         await self.sync_now()
         return {"code": grouped(secret)}
+
+    async def change_sync_code(self) -> dict[str, Any]:
+        """ "Change sync code" (a code leaked, or a device was lost): a last round on the old
+        space, which is then wiped (the devices still using it are told, and stop); a new
+        code, to which everything here is sent; returns it, grouped for reading."""
+        self._require_offered()
+        if self._syncer is None:
+            raise WidgetError.said("sync_off")
+        await self.sync_now()
+        async with self._round:
+            await self.remote.wipe()
+        return await self.start_sync(new_code())
 
     async def use_sync_key(self, key: str) -> None:
         """A per-person secret from a site that signs people in (`element.syncKey`): long,
@@ -152,6 +170,8 @@ class SyncedHistory:
         try:
             await syncer.sync()
         except WidgetError as exc:
+            if exc.code == WIPED:
+                return await self._wiped(exc)
             if exc.code in REFUSALS:
                 if self._reason is None or self._reason["code"] != exc.code:
                     self.conversations.listener.alert(exc.notice())  # once while it lasts
@@ -166,6 +186,15 @@ class SyncedHistory:
                 self.locks.release(lock)
         self._reason = None
         self._set(SYNCED)
+
+    async def _wiped(self, refusal: WidgetError) -> None:
+        """The code was changed on another device: this one stops syncing, keeping its
+        history (the person types the new code to sync again)."""
+        self.conversations.listener.alert(refusal.notice())
+        self._syncer = None
+        if self._device is not None:
+            await self._device.leave(self._print, sign_out=False)
+        self._leave()
 
     def _leave(self) -> None:
         self._syncer, self._print, self._reason, self._code = None, None, None, None
@@ -205,6 +234,7 @@ class SyncedHistory:
             self.conversations.listener.alert, live=self.conversations.keeper.live,
         )  # fmt: skip
         self._history.watcher = self._heard
+        await self.remote.listen()
 
     async def _leave_space(self, *, sign_out: bool) -> None:
         syncer, self._syncer = self._syncer, None  # no other round starts from now on

@@ -62,6 +62,10 @@ TEXTS = {
     "device waits on the server. Forget or export some conversations here to make room for it.",
     "sync_stalled": "The sync server kept saying more changes were waiting without sending "
     "any, so this round stopped. Changes sync later.",
+    "sync_code_mistyped": "This sync code is mistyped. Check it against the code the other "
+    "device shows.",
+    "sync_altered": "The sync server sent an altered or older copy of a conversation. This "
+    "device kept its own.",
     "storage_full": "This conversation is too large for this browser's storage. It stays open "
     "here, but it will not be kept after you close the page.",
     "storage_full_of_pins": "This browser's storage is full of pinned conversations. Unpin or "

@@ -168,6 +168,8 @@ export default {
   "sync.cancel": "Abbrechen",
   "sync.done": "Fertig",
   "sync.stop": "Synchronisierung beenden",
+  "sync.change": "Sync-Code ändern",
+  "sync.changed": "Der alte Code funktioniert nicht mehr: Deine anderen Geräte synchronisieren nicht mehr. Gib auf jedem von ihnen diesen neuen Code ein.",
   "sync.show": "Öffne auf deinem anderen Gerät den Verlauf, wähle „Sync-Code eingeben“ und tippe diesen Code ein, oder öffne dort diesen Link:",
   "sync.link": "Link für ein anderes Gerät",
   "sync.private": "Wer diesen Code hat, kann deine Gespräche lesen: Behalte ihn für dich.",
@@ -188,5 +190,7 @@ export default {
   "error.sync_unreadable_one": "Ein synchronisiertes Gespräch ließ sich mit diesem Sync-Code nicht lesen und wurde ausgelassen.",
   "error.sync_storage_full": "Der Speicher dieses Browsers ist voll, daher wartet ein auf einem anderen Gerät geändertes Gespräch auf dem Server. Vergiss oder exportiere hier einige Gespräche, um Platz dafür zu schaffen.",
   "error.sync_stalled": "Der Sync-Server meldete immer wieder weitere Änderungen, ohne welche zu senden, daher wurde diese Runde beendet. Änderungen werden später synchronisiert.",
+  "error.sync_code_mistyped": "Dieser Sync-Code ist vertippt. Vergleiche ihn mit dem Code, den das andere Gerät zeigt.",
+  "error.sync_altered": "Der Sync-Server hat eine veränderte oder ältere Kopie einer Unterhaltung gesendet. Dieses Gerät hat seine eigene behalten.",
   "error.sync_key_short": "Der Sync-Schlüssel der Seite ist zu schwach, um einen Verlauf sicher aufzubewahren: Er braucht mindestens {length} Zeichen, davon mindestens {distinct} verschiedene.",
 };

@@ -36,6 +36,8 @@ export default {
   "error.sync_unreadable_one": "A synced conversation could not be read with this sync code and was left out.",
   "error.sync_storage_full": "This browser's storage is full, so a conversation changed on another device waits on the server. Forget or export some conversations here to make room for it.",
   "error.sync_stalled": "The sync server kept saying more changes were waiting without sending any, so this round stopped. Changes sync later.",
+  "error.sync_code_mistyped": "This sync code is mistyped. Check it against the code the other device shows.",
+  "error.sync_altered": "The sync server sent an altered or older copy of a conversation. This device kept its own.",
   "error.sync_key_short": "The site's sync key is too weak to keep a history safe: it needs at least {length} characters, of at least {distinct} different ones.",
   "error.sync_off": "This chat server does not keep synced history.",
   "error.sync_conflict": "This conversation changed on another device meanwhile.",

@@ -6,12 +6,19 @@ import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 
 import { SyncClient } from "../../static/sync-client.js";
+import { fromBase64url, keysV1, keysV2, spaceOf } from "../../static/sync-derive.js";
+import { seal, unseal } from "../../static/sync-seal.js";
 
 let server;
 let base = "";
+const heard = [];
 before(async () => {
   server = createServer((request, response) => {
-    if (request.url.includes("headers-then-nothing")) {
+    if (request.url.includes("/recorded/")) {
+      heard.push({ url: request.url, token: request.headers["chatkeep-sync-token"] ?? null });
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end('{"items": [], "cursor": 0, "more": false}');
+    } else if (request.url.includes("headers-then-nothing")) {
       response.writeHead(200, { "content-type": "application/json" });
       response.write('{"items": [');  // and never the rest
     } else if (request.url.includes("slow-but-moving")) {
@@ -95,8 +102,8 @@ test("the keys kept between visits are CryptoKeys whose bytes no script can read
   const first = new SyncClient(() => `${base}/api`, () => ({}), () => null, 200, keys);
   const print = await first.open(code, "chatkeep");
   const kept = keys.kept.get("chatkeep");
-  assert.deepEqual(Object.keys(kept).sort(), ["items", "names", "print", "space"]);
-  for (const key of [kept.items, kept.names]) {
+  assert.deepEqual(Object.keys(kept).sort(), ["items", "moving", "names", "print", "space", "token", "version"]);
+  for (const key of [kept.items, kept.names, kept.moving.items]) {
     assert.ok(key instanceof CryptoKey && !key.extractable);
     await assert.rejects(crypto.subtle.exportKey("raw", key));  // a host script gets no bytes
   }
@@ -108,4 +115,52 @@ test("the keys kept between visits are CryptoKeys whose bytes no script can read
   await later.forget("chatkeep");
   assert.equal(keys.kept.size, 0);
   await assert.rejects(later.pull(0), (error) => error.code === "sync_off");
+});
+
+test("version 2's token names its space as the contract fixes, and every request carries it", async () => {
+  const keys = memoryKeys();
+  const sync = new SyncClient(() => `${base}/recorded/api`, () => ({}), () => null, 200, keys);
+  await sync.open("0123456789ABCDEFGHJKMNPQRSTVWXYZ", "chatkeep");
+  const { token, space } = keys.kept.get("chatkeep");
+  const bytes = fromBase64url(token);
+  assert.equal(bytes.length, 32);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", Buffer.concat([Buffer.from("chatkeep space v2"), bytes])));
+  assert.equal(space, Buffer.from(digest).toString("base64url"));
+  assert.equal(await spaceOf(bytes), space);
+  heard.length = 0;
+  await sync.pull(0);
+  assert.deepEqual(heard, [{ url: `/recorded/api/sync/${space}?since=0`, token }]);
+});
+
+test("a device that kept only version 1's keys reaches the space the code reaches", async () => {
+  const code = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  const keys = memoryKeys();
+  const v1 = await keysV1(code);
+  keys.kept.set("chatkeep", { ...v1, print: "the print it noted" }); // what 2.1 kept: no code
+  const moved = new SyncClient(() => `${base}/api`, () => ({}), () => null, 200, keys);
+  assert.equal(await moved.resume("chatkeep"), "the print it noted");
+  const fromCode = await keysV2(await keysV1(code));
+  const kept = keys.kept.get("chatkeep");
+  assert.equal(kept.version, 2);
+  assert.equal(kept.space, fromCode.space);
+  assert.equal(kept.token, fromCode.token);
+  assert.equal(kept.moving.space, v1.space); // read, merged and wiped by the next round
+  assert.ok(await moved.moving());
+});
+
+test("an envelope binds its item's name and sequence number", async () => {
+  const key = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+  const plain = new TextEncoder().encode("a conversation");
+  const body = await seal(key, "item-a", 7, plain);
+  assert.equal(body[0], 2);
+  const opened = await unseal(key, "item-a", body);
+  assert.equal(opened.seq, 7);
+  assert.deepEqual(opened.plain, plain);
+  await assert.rejects(unseal(key, "item-b", body)); // moved under another name
+  const renumbered = body.slice();
+  renumbered[8] = 9; // an older or newer number claimed
+  await assert.rejects(unseal(key, "item-a", renumbered));
+  await assert.rejects(unseal(key, "item-a", body.slice(0, 20))); // garbage
+  const big = await seal(key, "item-a", 2 ** 40 + 3, plain);
+  assert.equal((await unseal(key, "item-a", big)).seq, 2 ** 40 + 3);
 });

@@ -1,6 +1,8 @@
 """Synced history's server and a device, faked for the widget's tests: the real server's
 rules (revisions, compare-and-set, tombstones, a cursor), and what crosses copied as JSON, as
-ciphertext would be opaque: no object is shared between devices."""
+ciphertext would be opaque: no object is shared between devices. An item's data is its
+envelope as the worker seals it: the item's name and sequence number bound to its payload
+(`seal`), so a server that moves or alters one makes it fail its tag, as in the browser."""
 
 from __future__ import annotations
 
@@ -16,8 +18,24 @@ from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.snapshots import from_dict
 from widget.sync import Syncer
-from widget.sync_remote import Page, Pulled, Pushed
+from widget.sync_remote import Moved, Page, Pulled, Pushed
 from widget.texts import Notice
+
+
+def seal(item: str, seq: int, payload: dict[str, Any]) -> str:
+    """What the worker's envelope binds (static/sync-seal.js), as JSON."""
+    return json.dumps({"item": item, "seq": seq, "payload": payload})
+
+
+def unseal(item: str, data: str) -> tuple[int, dict[str, Any]] | None:
+    """The seq and payload sealed for `item`, or None when the tag fails (not ours, moved)."""
+    try:
+        envelope = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(envelope, dict) or envelope.get("item") != item:
+        return None
+    return envelope["seq"], envelope["payload"]
 
 
 def space_print(secret: str) -> str:
@@ -38,6 +56,11 @@ class FakeServer:
         self.lose_next_answer = False
         #: the device and item of each answer lost so far
         self.answers_lost: list[tuple[object, str]] = []
+        #: every version each item was written with, oldest first (what a server could serve
+        #: again: a rollback, a replay)
+        self.written: dict[str, list[str]] = {}
+        #: a version 1 space still held for the move: item -> payload
+        self.v1: dict[str, dict[str, Any]] | None = None
 
     def changes(self, since: int) -> list[tuple[str, int, str | None]]:
         return sorted(((i, r, d) for i, (r, d) in self.items.items() if r > since),
@@ -49,7 +72,14 @@ class FakeServer:
             return Pushed(item, now[0] if now else None, written=False)
         self.rev += 1
         self.items[item] = (self.rev, data)
+        if data is not None:
+            self.written.setdefault(item, []).append(data)
         return Pushed(item, self.rev, written=True)
+
+    def serve(self, item: str, data: str | None) -> None:
+        """The server puts `data` under `item` at a new revision, as no device wrote it."""
+        self.rev += 1
+        self.items[item] = (self.rev, data)
 
 
 class FakeRemote:
@@ -77,24 +107,62 @@ class FakeRemote:
         self.keys.pop(kept_as, None)
         self.secret = ""
 
+    async def known_before(self, secret: str) -> bool:
+        return False
+
+    async def listen(self) -> None:
+        pass
+
+    async def wipe(self) -> None:
+        if self.server.down:
+            raise OSError("offline")
+        self.server.items.clear()
+
     async def pull(self, since: int) -> Page:
         if self.server.down:
             raise OSError("offline")
-        items = [Pulled(i, r, json.loads(d) if d else None, readable=i not in self.server.tampered)
-                 for i, r, d in self.server.changes(since)]  # fmt: skip
+        items = [self._opened(i, r, d) for i, r, d in self.server.changes(since)]
         return Page(items, items[-1].rev if items else since, False)
 
+    def _opened(self, item: str, rev: int, data: str | None) -> Pulled:
+        if data is None:
+            return Pulled(item, rev, None)
+        opened = None if item in self.server.tampered else unseal(item, data)
+        if opened is None:
+            return Pulled(item, rev, None, readable=False)
+        return Pulled(item, rev, opened[1], seq=opened[0])
+
     async def push(
-        self, conversation_id: str, expect: int | None, payload: dict[str, Any]
+        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
+    ) -> Pushed:
+        return self._write(conversation_id, expect, seq, payload)
+
+    async def delete(
+        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
+    ) -> Pushed:
+        return self._write(conversation_id, expect, seq, payload)
+
+    def _write(
+        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
     ) -> Pushed:
         if self.server.down:
             raise OSError("offline")
-        return self._answer(self.server.write("i" + conversation_id, json.dumps(payload), expect))
+        item = "i" + conversation_id
+        return self._answer(self.server.write(item, seal(item, seq, payload), expect))
 
-    async def delete(self, item: str, expect: int) -> Pushed:
+    async def moving(self) -> bool:
+        return self.server.v1 is not None and self.keys.get("moving:" + self.secret) is None
+
+    async def pull_moved(self) -> list[Moved]:
         if self.server.down:
             raise OSError("offline")
-        return self._answer(self.server.write(item, None, expect))
+        return [Moved(i, p) for i, p in (self.server.v1 or {}).items()]
+
+    async def moved(self) -> None:
+        if self.server.down:
+            raise OSError("offline")
+        self.server.v1 = {}  # wiped: what moves later finds nothing there
+        self.keys["moving:" + self.secret] = "moved"
 
     def _answer(self, pushed: Pushed) -> Pushed:
         if self.server.lose_next_answer:
@@ -156,3 +224,10 @@ class Device(FakeRemote):
     def titles(self) -> list[str]:
         run(self.history.load())
         return sorted(e.title for e in self.history.entries())
+
+
+def sealed_deletion(server: FakeServer, item: str) -> bool:
+    """Whether the server holds a deletion sealed by a device as `item`."""
+    data = server.items[item][1]
+    opened = unseal(item, data) if data is not None else None
+    return opened is not None and opened[1].get("deleted") is True

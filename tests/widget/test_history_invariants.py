@@ -33,7 +33,7 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scripted import Heard, listing, pause, run, text_chunk
-from sync_fakes import Device, FakeRemote, FakeServer
+from sync_fakes import Device, FakeRemote, FakeServer, sealed_deletion, unseal
 
 from widget import Session
 from widget.conversations import Conversations
@@ -386,9 +386,10 @@ class World:
 
     def texts_on_server(self) -> set[str]:
         texts = set()
-        for _, data in self.server.items.values():
-            if data is not None:
-                texts |= texts_of(json.loads(data)["conversation"]["messages"])
+        for item, (_, data) in self.server.items.items():
+            opened = unseal(item, data) if data is not None else None
+            if opened is not None and isinstance(opened[1].get("conversation"), dict):
+                texts |= texts_of(opened[1]["conversation"]["messages"])
         return texts
 
     def far_device(self, action: str, pick: int) -> None:
@@ -494,7 +495,8 @@ class World:
             if stored is None:  # (unless the person forgot it on the other device)
                 assert session.conversation.id in self.far_forgotten, "the open one was lost"
             else:
-                if (self.server.items.get("i" + session.conversation.id) or (0, None))[1]:
+                item = "i" + session.conversation.id
+                if item in self.server.items and not sealed_deletion(self.server, item):
                     self.far_forgotten.discard(session.conversation.id)  # kept again, and sent
                 expected = self.written[session.conversation.id]
                 # Another tab may have continued it since: this tab's turns come first.

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from scripted import Heard, ScriptedTransport, listing, run
-from sync_fakes import Device, FakeRemote, FakeServer
+from sync_fakes import Device, FakeRemote, FakeServer, seal, sealed_deletion
 
 from widget import Session
 from widget.conversations import Conversations
@@ -16,10 +16,11 @@ from widget.history import History
 from widget.key_value import MemoryKeyValue, StorageFull
 from widget.protocol import EVENT_DATA, conforms, storage_key
 from widget.snapshots import from_dict
-from widget.sync import MAX_PAGES, MAX_ROUNDS, OTHER_DEVICE
+from widget.sync import MAX_PAGES, MAX_ROUNDS
 from widget.sync_codes import new_code
 from widget.sync_remote import Page, Pushed
-from widget.sync_state import SyncState
+from widget.sync_state import Synced, SyncState
+from widget.sync_take import OTHER_DEVICE
 from widget.sync_versions import PAYLOAD_VERSION
 from widget.synced import SyncedHistory
 
@@ -73,7 +74,7 @@ def test_changes_renames_pins_and_forgetting_travel_both_ways(server: FakeServer
     laptop.sync()
     phone.sync()
     assert phone.history.entry(second) is None
-    assert server.items["i" + second][1] is None  # a tombstone
+    assert sealed_deletion(server, "i" + second)  # a deletion, sealed
 
 
 def test_both_devices_changed_it_so_both_versions_are_kept(server: FakeServer) -> None:
@@ -252,7 +253,7 @@ def test_stop_syncing_first_sends_a_forget_not_yet_sent(server: FakeServer) -> N
     run(tab.forget(kept))  # its round would run 1.5 s later: "Stop syncing" comes first
     run(synced.stop_sync())
     phone.sync()
-    assert server.items["i" + kept][1] is None and phone.titles() == []
+    assert sealed_deletion(server, "i" + kept) and phone.titles() == []
     assert shown[-1] == "off" and synced.state == "off"
     assert not [k for k in tab.keeper.history.store.data if ":sync:" in k]  # type: ignore[attr-defined]
 
@@ -274,11 +275,11 @@ class SpaceFull(FakeRemote):
     full = True
 
     async def push(
-        self, conversation_id: str, expect: int | None, payload: dict[str, Any]
+        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
     ) -> Pushed:
         if self.full:
             raise WidgetError("Your synced history is full.", code="sync_space_full")
-        return await super().push(conversation_id, expect, payload)
+        return await super().push(conversation_id, expect, seq, payload)
 
 
 def test_a_full_space_is_said_once_while_it_lasts_not_every_round(server: FakeServer) -> None:
@@ -623,7 +624,7 @@ def test_a_conversation_forgotten_soon_after_it_was_sent_stays_forgotten(
     laptop.sync()  # hears its own write: not another device's change, so no reason to keep it
     phone.sync()
     assert laptop.titles() == phone.titles() == []
-    assert server.items["i" + gone][1] is None
+    assert sealed_deletion(server, "i" + gone)
 
 
 def test_a_device_that_lost_what_it_knew_still_forgets_everywhere(server: FakeServer) -> None:
@@ -638,7 +639,7 @@ def test_a_device_that_lost_what_it_knew_still_forgets_everywhere(server: FakeSe
     run(laptop.history.forget(edited))
     laptop.sync()
     phone.sync()
-    assert server.items["i" + gone][1] is None  # forgotten as it was: gone everywhere
+    assert sealed_deletion(server, "i" + gone)  # forgotten as it was: gone everywhere
     assert laptop.titles() == phone.titles() == ["Edited on the phone 0"]  # an edit beats it
 
 
@@ -654,7 +655,7 @@ def test_a_forget_after_a_round_whose_note_was_lost_is_forgotten_everywhere(
     run(laptop.history.forget(kept))
     laptop.sync()  # hears the longer version back: its own write, the one forgotten
     phone.sync()
-    assert server.items["i" + kept][1] is None
+    assert sealed_deletion(server, "i" + kept)
     assert laptop.titles() == phone.titles() == []
 
 
@@ -670,7 +671,7 @@ def test_a_forget_of_turns_added_after_a_lost_note_is_forgotten_everywhere(
     run(laptop.history.forget(kept))
     laptop.sync()  # hears back its own write, which the version forgotten continues
     phone.sync()
-    assert server.items["i" + kept][1] is None
+    assert sealed_deletion(server, "i" + kept)
     assert laptop.titles() == phone.titles() == []
 
 
@@ -734,7 +735,7 @@ def test_a_forget_outlives_a_round_cut_short(server: FakeServer) -> None:
     server.down = False
     laptop.sync()
     phone.sync()
-    assert server.items["i" + kept][1] is None and phone.titles() == []
+    assert sealed_deletion(server, "i" + kept) and phone.titles() == []
 
 
 def test_a_full_store_never_stops_a_forget(server: FakeServer) -> None:
@@ -744,7 +745,7 @@ def test_a_full_store_never_stops_a_forget(server: FakeServer) -> None:
     laptop.store.quota = sum(len(k) + len(v) for k, v in laptop.store.data.items())  # full
     run(laptop.history.forget(gone))  # its mark is written once its removal made room
     laptop.sync()
-    assert laptop.titles() == [] and server.items["i" + gone][1] is None
+    assert laptop.titles() == [] and sealed_deletion(server, "i" + gone)
 
 
 def test_a_conversation_forgotten_as_the_page_closed_is_forgotten_everywhere(
@@ -759,7 +760,7 @@ def test_a_conversation_forgotten_as_the_page_closed_is_forgotten_everywhere(
     laptop.sync()
     phone.sync()
     assert phone.titles() == laptop.titles() == ["Keep me 0"]
-    assert server.items["i" + gone][1] is None and server.items["i" + stays][1] is not None
+    assert sealed_deletion(server, "i" + gone) and not sealed_deletion(server, "i" + stays)
     assert not [key for key in laptop.store.data if ":forgot:" in key]  # the mark went too
 
 
@@ -826,23 +827,23 @@ def test_a_device_that_lost_what_it_knew_still_sends_a_name_given_since(
 
 
 def test_the_state_survives_a_reload_and_unreadable_state_starts_over() -> None:
-    state = SyncState(7, {}, {"c": ("i", 3)})
+    state = SyncState(7, {"a": Synced("j", 5, "r", 2)}, {"c": ("i", 3, 1)}, gone={"k": (4, "d")})
     assert SyncState.from_json(state.to_json()) == state
     assert SyncState.from_json("{not json") == SyncState()
 
 
 class EndlessPages(FakeRemote):
-    """A server that always says more changes wait: from the same cursor (`moving` False), or
-    one revision further each page with nothing in it."""
+    """A server that always says more changes wait: from the same cursor (`advancing` False),
+    or one revision further each page with nothing in it."""
 
-    def __init__(self, server: FakeServer, *, moving: bool) -> None:
+    def __init__(self, server: FakeServer, *, advancing: bool) -> None:
         super().__init__(server)
-        self.moving = moving
+        self.advancing = advancing
         self.pages = 0
 
     async def pull(self, since: int) -> Page:
         self.pages += 1
-        return Page([], since + 1 if self.moving else since, more=True)
+        return Page([], since + 1 if self.advancing else since, more=True)
 
 
 @pytest.mark.parametrize("moving", [False, True])
@@ -854,7 +855,7 @@ def test_a_server_that_always_has_more_cannot_hold_a_round_or_stop_syncing(
     heard = Heard()
     tab = Conversations(Session(), History(MemoryKeyValue()), ScriptedTransport(), listener=heard)
     run(tab.keeper.start())
-    remote = EndlessPages(server, moving=moving)
+    remote = EndlessPages(server, advancing=moving)
     shown: list[dict[str, Any]] = []
     synced = SyncedHistory(tab, remote, offered=True, emit=lambda kind, data: shown.append(data))
     run(tab.send("Kept here"))
@@ -875,7 +876,8 @@ def plant(server: FakeServer, conversation: dict[str, Any]) -> None:
     server.rev += 1
     payload = {"v": PAYLOAD_VERSION, "conversation": conversation, "title": "Planted",
                "named": True, "pinned": True}  # fmt: skip
-    server.items["i" + str(conversation["id"])] = (server.rev, json.dumps(payload))
+    item = "i" + str(conversation["id"])
+    server.items[item] = (server.rev, seal(item, 1, payload))
 
 
 def planted(conversation_id: str, updated: int) -> dict[str, Any]:
@@ -900,7 +902,7 @@ def test_another_device_s_conversation_passes_the_checks_of_an_import(
 def test_a_conversation_dated_far_off_is_taken_as_of_now(server: FakeServer) -> None:
     """Dated 2^53 - 1, it would list first for ever and push out the person's own."""
     phone = Device(server, limit=2)
-    phone.syncer.clock = lambda: 1_800_000_000_000
+    phone.syncer.taker.clock = lambda: 1_800_000_000_000
     plant(server, planted("from-the-future", 2**53 - 1))
     phone.sync()
     entry = phone.history.entry("from-the-future")

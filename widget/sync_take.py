@@ -1,0 +1,154 @@
+"""Taking what another device wrote into this browser's history: a version of a conversation
+(`take`) or its sealed deletion (`take_deletion`), once `widget.sync_judge` found it newer than
+anything taken here. What this device changed meanwhile is never written over:
+
+- a version is taken when this device has not changed the conversation since it last synced
+  it; when both have, both versions are kept, the other device's as a copy whose title ends
+  " (other device)";
+- a version from another device is never given room by dropping one that exists only here,
+  or the one open in this tab; with no room it waits on the server (pulled again next round);
+- a deletion wins over the very version it says it replaced, and over one unchanged here since
+  it was synced; a version continued or renamed here since beats it (an edit beats a deletion).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Collection
+from typing import Any
+
+from .exports import IMPORTED_ID
+from .history import History
+from .ids import new_id
+from .key_value import StorageFull
+from .snapshots import Snapshot
+from .sync_remote import Pulled
+from .sync_state import Synced, SyncState, beginnings
+from .sync_versions import continued_here, continues_ours, conversation_of, cut_short, snapshot_of
+
+OTHER_DEVICE = " (other device)"
+
+
+class Taker:
+    def __init__(
+        self, history: History, clock: Callable[[], int], live: Callable[[], Collection[str]]
+    ) -> None:
+        self.history = history
+        self.clock = clock
+        self.live = live  # the conversation open in this tab, never given up for another's
+
+    async def take(self, state: SyncState, pulled: Pulled, touched: set[str]) -> bool:
+        """Takes one version another device wrote; False when it found no room here
+        (`Conflict` when another tab wrote the conversation meanwhile)."""
+        payload = pulled.payload or {}
+        synced = state.items.get(conversation := conversation_of(payload))
+        if (snapshot := snapshot_of(payload, self.clock())) is None or snapshot.id != conversation:
+            return True  # a newer build's, damaged, or not what an import takes: left alone
+        if state.forgotten_here(conversation, payload, (pulled.item, pulled.rev, pulled.seq)):
+            return True  # this round deletes it there
+        state.forgotten.pop(conversation, None)  # changed there after it was forgotten here
+        state.gone.pop(pulled.item, None)  # (an edit there beat a deletion)
+        local = self.history.entry(conversation)
+        stored = await self.history.peek(conversation) if local is not None else None  # (once)
+        ours = None  # kept or continued here already (this device's own write, its answer or
+        # note lost, or sync stopped and started again): nothing to merge, no copy to make
+        if local is not None and (synced is None or state.changed_here(local)):
+            ours = await continued_here(self.history, local, stored, snapshot, payload)
+        if ours is not None:
+            state.items[conversation] = Synced(pulled.item, pulled.rev, ours, pulled.seq)
+            return True
+        unchanged_here = local is None or not state.changed_here(local)
+        if unchanged_here and local is not None and await cut_short(self.history, local, stored):
+            unchanged_here = False  # its newest turns exist only here
+        taken = payload  # (or with a name or pin given here, to send back)
+        if (
+            local is not None
+            and not unchanged_here
+            and (continued := continues_ours(local, stored, snapshot, payload))
+        ):
+            (snapshot, taken), unchanged_here = continued, True
+        if unchanged_here:
+            if (rev := await self.keep(snapshot, taken, state, over_listed=True)) is not None:
+                sent = rev if taken is payload else ""
+                state.items[conversation] = Synced(pulled.item, pulled.rev, sent, pulled.seq)
+                touched.add(conversation)
+            return rev is not None
+        # Changed on both sides: ours stays and is sent next, the other's is kept as a copy.
+        # With no room for the copy, neither moves: ours sent now would replace the other
+        # device's version on the server, and that device would take ours over its own.
+        title = _other_device(str(payload.get("title") or snapshot.title))
+        copy = dataclasses.replace(snapshot, id=new_id(), title=title)
+        if await self.keep(copy, {**payload, "named": True}, state) is None:
+            return False
+        touched.add(copy.id)
+        local_rev = synced.local if synced else ""
+        state.items[conversation] = Synced(pulled.item, pulled.rev, local_rev, pulled.seq)
+        return True
+
+    async def take_deletion(self, state: SyncState, pulled: Pulled, touched: set[str]) -> None:
+        """Another device's sealed deletion: this device forgets the conversation too, unless
+        it holds a version the deletion did not replace, changed here since (it then stays,
+        and is sent again over the deletion)."""
+        payload = pulled.payload or {}
+        conversation = payload.get("conversation")
+        if not isinstance(conversation, str) or not IMPORTED_ID.fullmatch(conversation):
+            return  # not what a device of this person writes: nothing here is touched
+        synced = state.items.get(conversation)
+        forgot = state.forgotten.get(conversation)
+        if forgot is not None and forgot[0] in ("", pulled.item):
+            del state.forgotten[conversation]  # deleted there already
+        local = self.history.entry(conversation)
+        stored = await self.history.peek(conversation) if local is not None else None
+        unchanged = local is not None and synced is not None and synced.local == local.rev
+        if (
+            local is None
+            or _replaced(payload, stored)
+            or (unchanged and not await cut_short(self.history, local, stored))
+        ):
+            state.items.pop(conversation, None)
+            state.gone[pulled.item] = (pulled.seq, conversation)
+            if local is not None:
+                await self.history.forget(conversation)
+                touched.add(conversation)
+            return
+        state.items[conversation] = Synced(pulled.item, pulled.rev, "", pulled.seq)  # sent again
+
+    async def keep(
+        self,
+        snapshot: Snapshot,
+        payload: dict[str, Any],
+        state: SyncState,
+        *,
+        over_listed: bool = False,
+    ) -> str | None:
+        """Keeps another device's version, never in place of one `changed_here` or the one
+        open here; its rev, or None without room (`Conflict` if another tab wrote it since)."""
+        spare = {e.id for e in self.history.entries() if state.changed_here(e)} | set(self.live())
+        try:
+            named = payload.get("named") is True
+            entry = await self.history.keep(snapshot, named=named, spare=spare,
+                                            over_listed=over_listed)  # fmt: skip
+            if (payload.get("pinned") is True) != entry.pinned:
+                await self.history.pin(snapshot.id, payload.get("pinned") is True)
+        except StorageFull:
+            return None
+        stored = self.history.entry(entry.id)
+        return stored.rev if stored is not None else None
+
+
+def _replaced(deletion: dict[str, Any], stored: dict[str, Any] | None) -> bool:
+    """Whether the deletion names the very version kept here (its length and digest)."""
+    replaces = deletion.get("replaces")
+    if not isinstance(replaces, dict) or stored is None:
+        return False
+    messages = stored.get("messages") or []
+    digests = beginnings(messages)
+    return (
+        replaces.get("length") == len(messages)
+        and bool(digests)
+        and (replaces.get("digest") == digests[-1])
+    )
+
+
+def _other_device(title: str) -> str:
+    return title if title.endswith(OTHER_DEVICE) else title + OTHER_DEVICE
