@@ -27,7 +27,8 @@ class Synced:
         self.postgres = PostgresServer() if kind == "postgres" else None
         self.path = folder / "sync.db"
         self.url = self.postgres.database() if self.postgres else f"sqlite:///{self.path}"
-        self.chat = RunningServer("--sync-store", self.url).wait_until_up()
+        # (every device of these tests is 127.0.0.1: one client, for the rate limit)
+        self.chat = RunningServer("--sync-store", self.url, "--rate-limit", "600").wait_until_up()
 
     def raw_bytes(self) -> bytes:
         """Everything the store holds about conversations, as bytes."""
@@ -263,9 +264,10 @@ def test_a_server_without_sync_says_so(page: Page) -> None:
     expect(page.get_by_role("button", name="Sync devices")).to_be_hidden()
 
 
-def test_both_versions_are_kept_when_two_devices_changed_one_conversation(
+def test_two_devices_continuing_one_conversation_keep_both_as_versions(
     browser: Browser, synced: Synced
 ) -> None:
+    """Version 1 made a copy titled " (other device)" on every device."""
     laptop = device(browser, synced.chat)
     widget(laptop).send("Plans for Sunday")
     code = show_code(laptop)
@@ -282,13 +284,20 @@ def test_both_versions_are_kept_when_two_devices_changed_one_conversation(
     phone.unroute("**/api/sync/**")
     before_phone = states(phone)
     cue(phone)
-    phone.get_by_role("button", name="History").click()
-    expect(phone.get_by_role("listitem")).to_have_count(2)
-    expect(phone.get_by_role("listitem").filter(has_text="(other device)")).to_have_count(1)
     round_done(phone, before_phone)
+    phone.get_by_role("button", name="History").click()
+    expect(phone.get_by_role("listitem")).to_have_count(1)
     cue(laptop)
-    laptop.get_by_role("button", name="History").click()
-    expect(laptop.get_by_role("listitem")).to_have_count(2)
+    for page, ours, theirs in ((phone, "picnic", "museum"), (laptop, "picnic", "museum")):
+        page.get_by_role("button", name="History").click()
+        expect(page.get_by_role("listitem")).to_have_count(1)
+        page.get_by_role("listitem").get_by_role("button", name="Plans for Sunday").click()
+        log = page.get_by_role("log")
+        expect(log).to_contain_text(ours)  # the phone's shown (it merged), on both devices
+        expect(log.get_by_text("1 / 2")).to_be_visible()
+        log.get_by_role("button", name="Next version").click()
+        expect(log).to_contain_text(theirs)
+        expect(log.get_by_text("2 / 2")).to_be_visible()
     for page in (laptop, phone):
         page.context.close()
 
@@ -511,7 +520,7 @@ def test_no_storage_of_the_page_holds_the_code_or_the_site_s_key(
     widget(laptop).wait_ready()
     kept = laptop.evaluate(STORED)
     plain = code.replace("-", "")
-    assert kept["keys"] == 2 and kept["exportable"] == 0  # the keys, as CryptoKeys only
+    assert kept["keys"] >= 2 and kept["exportable"] == 0  # the keys, as CryptoKeys only
     assert not [t for t in kept["texts"] if t and (plain in t.upper().replace("-", ""))]
     open_history(laptop)  # and it still syncs, with nothing of the code on the page
     expect(laptop.get_by_role("status").filter(has_text="Synced")).to_be_visible()

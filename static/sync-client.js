@@ -36,6 +36,8 @@ const failure = (message, code, params) => Object.assign(new Error(message), { c
 export class SyncClient {
   /** @type {SyncKeys | null} */ #keys = null;
   #keptAs = "";
+  /** the highest revision this device has read or written: an event up to it is its own */
+  #seen = -1;
 
   /**
    * @param {() => string} endpoint  the API's base URL (`…/api`)
@@ -56,11 +58,13 @@ export class SyncClient {
 
   /**
    * Derive the keys from `secret` and keep them under `keepAs` for later visits (the secret
-   * itself is kept nowhere); returns the space's print.
-   * @param {string} secret @param {string} keepAs
+   * itself is kept nowhere); returns the space's print. A secret not `fresh` (made in this
+   * visit) may have named a version 1 space, which the next round then moves from.
+   * @param {string} secret @param {string} keepAs @param {boolean} [fresh]
    */
-  async open(secret, keepAs) {
+  async open(secret, keepAs, fresh = false) {
     const keys = await keysV2(await keysV1(secret));
+    if (fresh) keys.moving = null;
     await this.keyStore.keepKeys(keepAs, keys);
     return this.#use(keys, keepAs);
   }
@@ -99,6 +103,7 @@ export class SyncClient {
 
   /** @param {SyncKeys} keys @param {string} keptAs */
   #use(keys, keptAs) {
+    this.#seen = -1;
     this.#keys = keys;
     this.#keptAs = keptAs;
     return keys.print;
@@ -118,6 +123,7 @@ export class SyncClient {
         return { ...found, readable: false }; // its tag failed: tampered, moved, or another person's
       }
     }));
+    if (!page.more) this.#seen = Math.max(this.#seen, page.cursor);
     return { items, cursor: page.cursor, more: page.more };
   }
 
@@ -174,9 +180,15 @@ export class SyncClient {
     this.#keys = kept;
   }
 
-  /** From now on, `changed` is called whenever the server says the space changed. @param {() => void} changed */
+  /**
+   * From now on, `changed` is called whenever the server says the space changed past what
+   * this device read or wrote (its own writes heard back start no round).
+   * @param {() => void} changed
+   */
   listen(changed) {
-    this.events.start(this.#connected().space, changed);
+    this.events.start(this.#connected().space, (rev) => {
+      if (rev === null || rev > this.#seen) changed();
+    });
   }
 
   /** "Change sync code": everything this space holds goes; it answers 410 for 30 days. */
@@ -193,6 +205,7 @@ export class SyncClient {
     const headers = expect === null ? { "if-none-match": "*" } : { "if-match": String(expect) };
     const { status, answer } = await this.#fetch(keys.space, `/${item}`, { method: "PUT", headers, body }, { refusals: [412] });
     if (status === 412) return { item, rev: answer.rev ?? null, written: false };
+    if (answer.rev === this.#seen + 1) this.#seen = answer.rev; // (nothing else came between)
     return { item, rev: answer.rev, written: true };
   }
 

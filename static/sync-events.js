@@ -1,7 +1,7 @@
 // Server-sent events that tell an open device to read synced history now
 // (`GET /api/sync/{space}/events`): a change made on another device shows here within
-// seconds, without a reload or focus. Each event only says "read"; the round reads as it
-// always does. A stream that ends or breaks is opened again, later each time it fails at
+// seconds, without a reload or focus. Each event says the space's last revision (`rev`, null
+// when the server cannot say); the round reads as it always does. A stream that ends or breaks is opened again, later each time it fails at
 // once; one the server refuses (403, 404, 410) is not: the next round says why. Polling (the
 // page's cues, every 30 s) stays as the fallback.
 
@@ -24,9 +24,9 @@ export class SpaceEvents {
   }
 
   /**
-   * Listen to `space`, calling `changed` on every event (the first: read what came while
-   * no stream was open), until `stop` or another `start`.
-   * @param {string} space @param {() => void} changed
+   * Listen to `space`, calling `changed` with each event's revision (the first: what came
+   * while no stream was open), until `stop` or another `start`.
+   * @param {string} space @param {(rev: number | null) => void} changed
    */
   start(space, changed) {
     this.stop();
@@ -39,7 +39,7 @@ export class SpaceEvents {
     this.#running = null;
   }
 
-  /** @param {string} space @param {() => void} changed @param {AbortSignal} signal */
+  /** @param {string} space @param {(rev: number | null) => void} changed @param {AbortSignal} signal */
   async #listen(space, changed, signal) {
     for (let failed = 0; !signal.aborted;) {
       let heard = false;
@@ -48,10 +48,9 @@ export class SpaceEvents {
         if (REFUSED.includes(response.status)) return;
         if (response.ok && response.body) {
           for await (const line of lines(response.body)) {
-            if (line.startsWith("event:")) {
-              heard = true;
-              changed();
-            }
+            if (!line.startsWith("data:")) continue;
+            heard = true;
+            changed(revisionOf(line.slice(5)));
           }
         }
       } catch {
@@ -60,5 +59,15 @@ export class SpaceEvents {
       failed = heard ? 0 : failed + 1;
       await new Promise((resolve) => setTimeout(resolve, AGAIN_MS[Math.min(failed, AGAIN_MS.length - 1)]));
     }
+  }
+}
+
+/** The `rev` an event's data says, or null. @param {string} data */
+function revisionOf(data) {
+  try {
+    const rev = JSON.parse(data)?.rev;
+    return Number.isSafeInteger(rev) ? rev : null;
+  } catch {
+    return null;
   }
 }

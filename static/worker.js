@@ -199,7 +199,7 @@ function syncCallbacks() {
     JSON.stringify((await run(JSON.parse(text))) ?? null);
   const readNow = () => void bridge?.call("syncNow", "{}");
   return {
-    syncOpen: json(({ secret, keepAs }) => sync.open(secret, keepAs)),
+    syncOpen: json(({ secret, keepAs, fresh }) => sync.open(secret, keepAs, fresh)),
     syncKnownBefore: json(({ secret }) => sync.knownBefore(secret)),
     syncResume: json(({ keptAs }) => sync.resume(keptAs)),
     syncForget: json(({ keptAs }) => sync.forget(keptAs)),

@@ -161,8 +161,9 @@ class WorkerSync:
         except JsException as exc:
             raise _js_error(exc, WidgetError) from exc
 
-    async def open(self, secret: str, keep_as: str) -> str:
-        return str(await self._ask("syncOpen", {"secret": secret, "keepAs": keep_as}))
+    async def open(self, secret: str, keep_as: str, fresh: bool = False) -> str:
+        opening = {"secret": secret, "keepAs": keep_as, "fresh": fresh}
+        return str(await self._ask("syncOpen", opening))
 
     async def known_before(self, secret: str) -> bool:
         return bool(await self._ask("syncKnownBefore", {"secret": secret}))

@@ -17,9 +17,11 @@ if TYPE_CHECKING:
     from .sync_remote import Remote
 
     class SyncRemote(Remote, Protocol):
-        async def open(self, secret: str, keep_as: str) -> str:
+        async def open(self, secret: str, keep_as: str, fresh: bool = False) -> str:
             """Derive the space and the keys from the person's secret, and keep the keys
-            (never the secret) under `keep_as` for later visits; the space's print."""
+            (never the secret) under `keep_as` for later visits; the space's print. A secret
+            not `fresh` (typed, or a site's) may have named a version 1 space: the next
+            round moves from it."""
 
         async def known_before(self, secret: str) -> bool:
             """Whether `secret` named a version 1 space (codes made then have no check)."""
@@ -73,11 +75,11 @@ class DeviceSpace:
             return marked
         return None
 
-    async def open(self, secret: str) -> str:
-        """Keys for `secret`, kept by the worker, and its space noted here. Another space than
-        before is another space: what this device knew of the last one (how far it had read,
-        what it had sent) does not hold, and it starts afresh."""
-        space = await self.remote.open(secret, self.keys_name)
+    async def open(self, secret: str, *, fresh: bool = False) -> str:
+        """Keys for `secret` (`fresh`: made in this visit), kept by the worker, and its space
+        noted here. Another space than before is another space: what this device knew of the
+        last one (how far it had read, what it had sent) does not hold, and it starts afresh."""
+        space = await self.remote.open(secret, self.keys_name, fresh)
         kept = await self.notes()
         stale = [] if kept.get(self.device_key) == space else list(kept)
         if kept.get(self.left_key) == space:  # the space left, again:

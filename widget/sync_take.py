@@ -3,8 +3,9 @@
 anything taken here. What this device changed meanwhile is never written over:
 
 - a version is taken when this device has not changed the conversation since it last synced
-  it; when both have, both versions are kept, the other device's as a copy whose title ends
-  " (other device)";
+  it; when both have, both continuations are kept in it, as versions of the message where they
+  part (`widget.sync_branches`; a copy whose title ends " (other device)" only when they part
+  before any question);
 - a version from another device is never given room by dropping one that exists only here,
   or the one open in this tab; with no room it waits on the server (pulled again next round);
 - a deletion wins over the very version it says it replaced, and over one unchanged here since
@@ -21,7 +22,8 @@ from .exports import IMPORTED_ID
 from .history import History
 from .ids import new_id
 from .key_value import StorageFull
-from .snapshots import Snapshot
+from .snapshots import Snapshot, from_dict
+from .sync_branches import branched
 from .sync_remote import Pulled
 from .sync_state import Synced, SyncState, beginnings
 from .sync_versions import continued_here, continues_ours, conversation_of, cut_short, snapshot_of
@@ -73,9 +75,20 @@ class Taker:
                 state.items[conversation] = Synced(pulled.item, pulled.rev, sent, pulled.seq)
                 touched.add(conversation)
             return rev is not None
-        # Changed on both sides: ours stays and is sent next, the other's is kept as a copy.
-        # With no room for the copy, neither moves: ours sent now would replace the other
-        # device's version on the server, and that device would take ours over its own.
+        # Changed on both sides: both continuations stay, ours shown, and the whole is sent
+        # over the other's (its seq after it). With no room, neither moves: ours sent now would
+        # replace the other device's version on the server, and lose it.
+        merged = branched(stored.get("messages") or [], snapshot.messages) if stored else None
+        if local is not None and stored is not None and merged is not None:
+            here = from_dict(stored)
+            both = dataclasses.replace(here, messages=tuple(merged),
+                                       updated=max(here.updated, snapshot.updated))  # fmt: skip
+            named = {"named": local.named, "pinned": local.pinned or payload.get("pinned")}
+            if await self.keep(both, named, state, over_listed=True) is None:
+                return False
+            state.items[conversation] = Synced(pulled.item, pulled.rev, "", pulled.seq)
+            touched.add(conversation)
+            return True
         title = _other_device(str(payload.get("title") or snapshot.title))
         copy = dataclasses.replace(snapshot, id=new_id(), title=title)
         if await self.keep(copy, {**payload, "named": True}, state) is None:

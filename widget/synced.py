@@ -110,7 +110,7 @@ class SyncedHistory:
         secret, checked = read_code(code) if code else (new_code(), True)
         if not checked and not await self.remote.known_before(secret):
             raise WidgetError.said("sync_code_mistyped")  # (a code of before 2.2 has no check)
-        await self._connect_with(secret)
+        await self._connect_with(secret, fresh=not code)
         self._code = secret
         await self.sync_now()
         return {"code": grouped(secret)}
@@ -125,7 +125,10 @@ class SyncedHistory:
         await self.sync_now()
         async with self._round:
             await self.remote.wipe()
-        return await self.start_sync(new_code())
+        await self._connect_with(code := new_code(), fresh=True)
+        self._code = code
+        await self.sync_now()
+        return {"code": grouped(code)}
 
     async def use_sync_key(self, key: str) -> None:
         """A per-person secret from a site that signs people in (`element.syncKey`): long,
@@ -148,7 +151,9 @@ class SyncedHistory:
     async def sign_out(self) -> None:
         """The site signed its person out (`element.syncKey = ""`): as "Stop syncing", and the
         conversations that came from or went to their synced history leave this browser too
-        (they stay in that history), so the next person here neither sees nor sends them."""
+        (they stay in that history), so the next person here neither sees nor sends them; so
+        does one kept while signed in that the last round could not send (the server away), for
+        the same reason."""
         await self._leave_space(sign_out=True)
 
     async def sync_now(self) -> None:
@@ -220,9 +225,9 @@ class SyncedHistory:
             await self._connect(marked)
             self._round_soon()
 
-    async def _connect_with(self, secret: str) -> None:
+    async def _connect_with(self, secret: str, *, fresh: bool = False) -> None:
         assert self._device is not None
-        await self._connect(await self._device.open(secret))
+        await self._connect(await self._device.open(secret, fresh=fresh))
 
     async def _connect(self, space: str) -> None:
         assert self._history is not None and self._store is not None
@@ -243,6 +248,8 @@ class SyncedHistory:
             if syncer is not None:
                 await self._one_round(syncer)
             synced = await self._device.leave(space, sign_out=sign_out) if self._device else []
+            if sign_out and self._history is not None:  # (while signed in, all of it syncs)
+                synced = [entry.id for entry in self._history.entries()]
             self._leave()
             for conversation in synced:  # not sent anywhere: this device no longer syncs
                 if self._history is not None and self._history.entry(conversation):

@@ -45,7 +45,7 @@ def space_of(row: tuple[int, int, int, int | None] | None, now: float) -> Space 
     """The space a row of `SPACE` describes; None for none, or one wiped long enough ago."""
     if row is None:
         return None
-    found = Space(int(row[2]), None if row[3] is None else int(row[3]))
+    found = Space(int(row[2]), None if row[3] is None else int(row[3]), int(row[0]))
     if found.wiped is not None and not found.gone(now):
         return None
     return found

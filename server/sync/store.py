@@ -37,6 +37,8 @@ class Space:
     version: int
     #: when it was wiped (seconds since the epoch), None while in use
     wiped: int | None = None
+    #: its last revision (what a device that read up to it has seen)
+    rev: int = 0
 
     def gone(self, now: float) -> bool:
         """Wiped less than `WIPED_SECONDS` ago: it answers 410, and takes no write."""

@@ -221,7 +221,7 @@ def test_a_wiped_space_holds_nothing_and_is_gone_for_thirty_days(store_url: str)
         first = await store.write(where, "a", b"1" * 300, None)
         await store.write(where, "b", b"2", None)
         await store.wipe(where)
-        assert await store.space(where) == Space(2, 1_000_000)
+        assert await store.space(where) == Space(2, 1_000_000, first + 1)
         assert (await store.changes(where, 0)).items == []
         with pytest.raises(SpaceWiped):
             await store.write(where, "c", b"3", None)
@@ -230,7 +230,7 @@ def test_a_wiped_space_holds_nothing_and_is_gone_for_thirty_days(store_url: str)
         now[0] += 1  # thirty days on, the id is free again, as if never used
         assert await store.space(where) is None
         again = await store.write(where, "a", b"new", None)
-        assert again > first and await store.space(where) == Space(2)
+        assert again > first and await store.space(where) == Space(2, None, again)
         assert [(i.id, i.data) for i in (await store.changes(where, 0)).items] == [("a", b"new")]
 
     with_store(store_url, body)
@@ -242,7 +242,10 @@ def test_a_space_keeps_the_version_it_was_made_with(store_url: str) -> None:
         rev = await store.write(old, "a", b"1", None, version=1)
         await store.write(old, "a", b"2", rev, version=2)  # (the version is the space's)
         await store.write(new, "a", b"1", None)
-        assert await store.space(old) == Space(1) and await store.space(new) == Space(2)
+        assert (await store.space(old), await store.space(new)) == (
+            Space(1, None, rev + 1),
+            Space(2, None, 1),
+        )
 
     with_store(store_url, body)
 

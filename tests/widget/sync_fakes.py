@@ -92,7 +92,7 @@ class FakeRemote:
         self.keys = {} if keys is None else keys
         self.secret = ""
 
-    async def open(self, secret: str, keep_as: str) -> str:
+    async def open(self, secret: str, keep_as: str, fresh: bool = False) -> str:
         self.secret = self.keys[keep_as] = secret
         return space_print(secret)
 

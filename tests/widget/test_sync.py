@@ -20,7 +20,6 @@ from widget.sync import MAX_PAGES, MAX_ROUNDS
 from widget.sync_codes import new_code
 from widget.sync_remote import Page, Pushed
 from widget.sync_state import Synced, SyncState
-from widget.sync_take import OTHER_DEVICE
 from widget.sync_versions import PAYLOAD_VERSION
 from widget.synced import SyncedHistory
 
@@ -77,18 +76,19 @@ def test_changes_renames_pins_and_forgetting_travel_both_ways(server: FakeServer
     assert sealed_deletion(server, "i" + second)  # a deletion, sealed
 
 
-def test_both_devices_changed_it_so_both_versions_are_kept(server: FakeServer) -> None:
+def test_both_devices_changed_it_so_both_continuations_are_versions(server: FakeServer) -> None:
+    """Version 1 made a copy titled " (other device)" on every device."""
     laptop, phone, shared = on_both_devices(server)
     laptop.keep("Laptop", conversation_id=shared)
     phone.keep("Phone", conversation_id=shared)
     laptop.sync()
-    phone.sync()  # the phone merges: the laptop's version becomes a copy
+    phone.sync()  # the phone merges: the laptop's continuation becomes a version
     laptop.sync()
-    for device in (laptop, phone):
-        assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
-    contents = {json.dumps(run(phone.history.read(e.id))["messages"])  # type: ignore[index]
-                for e in phone.history.entries()}  # fmt: skip
-    assert any("Laptop 0" in c for c in contents) and any("Phone 0" in c for c in contents)
+    both = [run(device.history.read(shared)) for device in (laptop, phone)]
+    assert both[0] == both[1] and laptop.titles() == phone.titles() == ["Plans 0"]
+    parted = both[0]["messages"][2]  # type: ignore[index]
+    assert (parted["content"], parted["version"]) == ("Phone 0", 1)  # the phone's, shown
+    assert [v["content"] for v in parted["versions"]] == ["Laptop 0"]  # "1 / 2"
 
 
 def test_a_full_browser_gives_up_nothing_only_it_holds_for_another_device_s_version(
@@ -98,8 +98,8 @@ def test_a_full_browser_gives_up_nothing_only_it_holds_for_another_device_s_vers
     laptop.keep("Laptop", conversation_id=shared)  # changed here, not sent yet
     phone.keep("Phone", conversation_id=shared)
     phone.sync()
-    # No room for a copy beside the laptop's version, but room for it in its place.
-    laptop.store.quota = sum(len(k) + len(v) for k, v in laptop.store.data.items()) + 200
+    # No room for the two continuations together, but room for the phone's in the laptop's place.
+    laptop.store.quota = sum(len(k) + len(v) for k, v in laptop.store.data.items()) + 20
     laptop.sync()
     assert "Laptop 0" in json.dumps(run(laptop.history.read(shared)))  # still here
     on_server = server.items["i" + shared][1] or ""
@@ -112,7 +112,7 @@ def test_a_full_browser_gives_up_nothing_only_it_holds_for_another_device_s_vers
     laptop.sync()
     phone.sync()
     for device in (laptop, phone):
-        assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
+        assert device.titles() == ["Plans 0"], device
     contents = json.dumps([run(phone.history.read(e.id)) for e in phone.history.entries()])
     assert "Laptop 0" in contents and "Phone 0" in contents
 
@@ -153,13 +153,14 @@ def with_turn(snapshot: dict[str, Any], text: str) -> dict[str, Any]:
     return {**snapshot, "messages": [*snapshot["messages"], *turn]}
 
 
-def assert_both_kept(laptop: Device, phone: Device, ours: str, *, copy: bool = True) -> None:
-    """Both devices hold the phone's turn and `ours`, the phone's version as a copy."""
+def assert_both_kept(laptop: Device, phone: Device, ours: str, *, merged: bool = True) -> None:
+    """Both devices hold the phone's turn and `ours` (`merged`: in one conversation, as
+    versions of the message where they part)."""
     laptop.sync()
     phone.sync()
     for device in (laptop, phone):
-        if copy:
-            assert device.titles() == sorted(["Plans 0", "Plans 0" + OTHER_DEVICE]), device
+        if merged:
+            assert device.titles() == ["Plans 0"], device
         kept = json.dumps([run(device.history.read(e.id)) for e in device.history.entries()])
         assert "Phone 0" in kept and ours in kept, device
 
@@ -172,7 +173,7 @@ def test_a_turn_answered_while_sync_takes_another_device_s_version_is_kept_besid
     assert opened is not None
     laptop.sync()  # meanwhile the phone's turn is taken
     run(laptop.history.keep(from_dict(with_turn(opened, "Laptop 0"))))
-    assert_both_kept(laptop, phone, "Laptop 0", copy=False)
+    assert_both_kept(laptop, phone, "Laptop 0", merged=False)
 
 
 def test_another_tab_writing_as_sync_takes_a_version_is_merged_not_written_over(
@@ -389,9 +390,9 @@ class Spaces(FakeRemote):
         super().__init__(FakeServer())
         self.spaces: dict[str, FakeServer] = {}
 
-    async def open(self, secret: str, keep_as: str) -> str:
+    async def open(self, secret: str, keep_as: str, fresh: bool = False) -> str:
         self.server = self.spaces.setdefault(secret, FakeServer())
-        return await super().open(secret, keep_as)
+        return await super().open(secret, keep_as, fresh)
 
 
 def test_a_code_for_another_space_receives_all_of_it(server: FakeServer) -> None:

@@ -17,6 +17,7 @@ from widget.errors import WidgetError
 from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.snapshots import from_dict
+from widget.sync_branches import branched
 from widget.sync_codes import ALPHABET, new_code, read_code
 from widget.sync_judge import Verdict, judge
 from widget.sync_remote import Pulled
@@ -262,3 +263,43 @@ def test_a_version_1_device_holding_no_code_moves_to_the_space_the_code_reaches(
     device.sync()
     assert run(device.moving()) is False and device.titles() == ["Old"]
     assert json.loads(next(iter(server.items.values()))[1])["seq"] == 1
+
+
+# -- two continuations ----------------------------------------------------------------------
+
+
+def said(*pairs: str) -> list[dict[str, Any]]:
+    return [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(pairs)
+    ]
+
+
+def test_two_continuations_become_versions_of_the_question_where_they_part() -> None:
+    ours, theirs = said("Hi", "Hello", "Ours?", "Mine"), said("Hi", "Hello", "Theirs?", "Yours")
+    merged = branched(ours, theirs)
+    assert merged is not None and merged[:2] == ours[:2] and len(merged) == 4
+    assert merged[2]["content"] == "Ours?" and merged[2]["version"] == 1
+    assert merged[2]["versions"] == [{"content": "Theirs?", "after": said("x", "Yours")[1:]}]
+    assert merged[3] == ours[3]
+    assert branched(merged, theirs) is None  # merged again: nothing new
+    assert branched(ours, ours + said("More", "Yes")) is None  # a continuation, no branch
+
+
+def test_continuations_parting_at_an_answer_are_versions_of_its_question() -> None:
+    ours, theirs = said("Hi", "Hello", "Why?", "Because"), said("Hi", "Hello", "Why?", "No idea")
+    merged = branched(ours, theirs)
+    assert merged is not None and merged[2]["content"] == "Why?"
+    assert merged[2]["versions"] == [{"content": "Why?", "after": [theirs[3]]}]
+
+
+def test_versions_either_side_had_are_kept_once() -> None:
+    edited = {"content": "Old question", "after": said("x", "Old answer")[1:]}
+    ours, theirs = (
+        [*said("Hi", "Hello"), {"role": "user", "content": question, "versions": [edited],
+                                "version": 2}, {"role": "assistant", "content": answer}]
+        for question, answer in (("Q", "A"), ("Q2", "A2"))
+    )  # fmt: skip
+    merged = branched(ours, theirs)
+    assert merged is not None
+    assert merged[2]["versions"] == [edited, {"content": "Q2", "after": [theirs[3]]}]
+    assert merged[2]["version"] == 2  # ours stays shown, second of three
