@@ -99,16 +99,24 @@ def conversations(page: Page) -> list[str]:
 
 def show_code(page: Page) -> str:
     """ "Sync devices": the code this device syncs with, read off the dialog."""
+    return show_code_and_link(page)[0]
+
+
+def show_code_and_link(page: Page) -> tuple[str, str]:
+    """ "Sync devices": the code, and a pairing link for another device (no code in it)."""
     open_history(page)
     page.get_by_role("button", name="Sync devices").click()
     dialog = page.get_by_role("dialog", name="Sync devices")
     expect(dialog).to_be_visible()
     code = dialog.locator(".sync-code").inner_text()
     link = dialog.get_by_role("link", name="Link for another device").get_attribute("href")
-    assert link is not None and link.endswith(f"#chatkeep-sync={code}")
+    assert link is not None and "#chatkeep-pair=" in link and code.replace("-", "") not in link
+    expect(dialog).to_contain_text("works once, within 10 minutes")
+    saved = dialog.locator("input[autocomplete=new-password]")  # for the password manager
+    assert saved.input_value() == code and saved.get_attribute("type") == "password"
     dialog.get_by_role("button", name="Done").click()
     expect(page.get_by_role("status").filter(has_text="Synced")).to_be_visible()
-    return code
+    return code, link
 
 
 def use_code(page: Page, code: str) -> None:
@@ -198,20 +206,28 @@ def test_a_conversation_follows_the_person_to_another_device(
         page.context.close()
 
 
-def test_a_link_carries_the_code_and_stop_syncing_keeps_the_history(
+def test_a_pairing_link_connects_once_and_stop_syncing_keeps_the_history(
     browser: Browser, synced: Synced
 ) -> None:
     laptop = device(browser, synced.chat)
     widget(laptop).send("Linked from the laptop")
-    code = show_code(laptop)
+    _, link = show_code_and_link(laptop)
     phone = device(browser, synced.chat)
-    open_link(phone, f"{synced.chat.url}/e2e-host#chatkeep-sync={code}")
+    open_link(phone, link)
     asked = phone.get_by_role("dialog", name="Connect to a synced history?")
     asked.get_by_role("button", name="Connect").click()
     expect(asked).to_be_hidden()
     phone.get_by_role("button", name="History").click()
     expect(phone.get_by_role("listitem").filter(has_text="Linked from the laptop")).to_be_visible()
-    assert "chatkeep-sync" not in phone.url  # the code does not stay in the address bar
+    assert "chatkeep-pair" not in phone.url  # the link does not stay in the address bar
+    late = device(browser, synced.chat)  # the same link, opened again: it was used
+    open_link(late, link)
+    late.get_by_role("dialog", name="Connect to a synced history?").get_by_role(
+        "button", name="Connect").click()  # fmt: skip
+    expect(late.get_by_role("alert")).to_contain_text("expired or was used already")
+    open_history(late)
+    expect(late.get_by_role("status").filter(has_text="does not sync")).to_be_visible()
+    late.context.close()
     other_tab = phone.context.new_page()  # a second tab of the phone's browser, syncing too
     other_tab.set_default_timeout(BOOT_TIMEOUT)
     host_page(other_tab, 'history="local" sync', base=synced.chat.url)
@@ -236,7 +252,57 @@ def test_a_mistyped_code_is_said_in_the_dialog(browser: Browser, synced: Synced)
     dialog.get_by_role("textbox", name="Sync code").fill("1234-5678")
     dialog.get_by_role("button", name="Connect").click()
     expect(dialog.get_by_role("alert")).to_contain_text("That is not a sync code")
-    page.context.close()
+    # One character mistyped: said before anything connects (version 1 said "Synced").
+    other = device(browser, synced.chat)
+    code = show_code(other)
+    typo = ("1" if code[0] != "1" else "2") + code[1:]
+    dialog.get_by_role("textbox", name="Sync code").fill(typo)
+    dialog.get_by_role("button", name="Connect").click()
+    expect(dialog.get_by_role("alert")).to_contain_text("This sync code is mistyped")
+    expect(dialog).to_be_visible()
+    for each in (page, other):
+        each.context.close()
+
+
+def test_a_change_shows_on_another_open_device_without_a_reload_or_focus(
+    browser: Browser, synced: Synced
+) -> None:
+    laptop = device(browser, synced.chat)
+    code = show_code(laptop)
+    phone = device(browser, synced.chat)
+    use_code(phone, code)  # its history open, nothing more done there
+    widget(laptop).send("Sent from the laptop just now")
+    expect(phone.get_by_role("listitem").filter(has_text="Sent from the laptop")).to_be_visible(
+        timeout=15_000)  # fmt: skip
+    for page in (laptop, phone):
+        page.context.close()
+
+
+def test_change_sync_code_stops_the_devices_using_the_old_one(
+    browser: Browser, synced: Synced
+) -> None:
+    laptop = device(browser, synced.chat)
+    widget(laptop).send("Kept through the change")
+    code = show_code(laptop)
+    phone = device(browser, synced.chat)
+    use_code(phone, code)
+    expect(phone.get_by_role("listitem").filter(has_text="Kept through")).to_be_visible()
+    laptop.get_by_role("button", name="Change sync code").click()
+    shown = laptop.get_by_role("dialog", name="Sync devices")
+    expect(shown).to_contain_text("The old code no longer works")
+    new_code = shown.locator(".sync-code").inner_text()
+    assert new_code and new_code != code
+    shown.get_by_role("button", name="Done").click()
+    cue(phone)
+    expect(phone.get_by_role("alert")).to_contain_text(
+        "This sync code was changed on another device"
+    )
+    expect(phone.get_by_role("status").filter(has_text="does not sync")).to_be_visible()
+    expect(phone.get_by_role("listitem").filter(has_text="Kept through")).to_be_visible()
+    use_code(phone, new_code)
+    expect(phone.get_by_role("status").filter(has_text="Synced")).to_be_visible()
+    for page in (laptop, phone):
+        page.context.close()
 
 
 def test_a_server_that_is_down_never_blocks_the_chat(browser: Browser, synced: Synced) -> None:

@@ -1,7 +1,7 @@
-"""The access log without turn ids or sync spaces: for a reader without a client secret, a
-turn's id is the only secret that opens its answer, and a synced history's space id the only
-one that reads or deletes its (encrypted) items; log lines travel to people and systems that
-must be able to do neither."""
+"""The access log without turn ids, sync spaces or pairings: for a reader without a client
+secret, a turn's id is the only secret that opens its answer; a synced history's space id
+names the person (its token opens it), and a pairing's id takes its sealed code (once, which
+spoils the link); log lines travel to people and systems that must be able to do none of it."""
 
 from __future__ import annotations
 
@@ -10,14 +10,18 @@ import re
 
 TURN_ID = re.compile(r"(/chat/turns/)[^/?#\s]*")
 SYNC_SPACE = re.compile(r"(/sync/)[^/?#\s]*")
+PAIRING = re.compile(r"(/sync-pair/)[^/?#\s]*")
 
 
 def hidden(path: str) -> str:
-    """`path` with any turn id and sync space replaced by `[turn]` and `[space]`."""
+    """`path` with any turn id, sync space and pairing replaced by `[turn]`, `[space]` and
+    `[pairing]`."""
     if "/chat/turns/" in path:
         path = TURN_ID.sub(r"\1[turn]", path)
     if "/sync/" in path:
         path = SYNC_SPACE.sub(r"\1[space]", path)
+    if "/sync-pair/" in path:
+        path = PAIRING.sub(r"\1[pairing]", path)
     return path
 
 
@@ -27,7 +31,7 @@ class HideTurnIds(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args
         path = args[2] if isinstance(args, tuple) and len(args) == 5 else None
-        if isinstance(path, str) and ("/chat/turns/" in path or "/sync/" in path):
+        if isinstance(path, str) and ("/chat/turns/" in path or "/sync" in path):
             assert isinstance(args, tuple)
             record.args = (*args[:2], hidden(path), *args[3:])
         return True

@@ -33,6 +33,7 @@ from .request_log import RequestLog
 from .security import HardeningHeaders, OriginGuard, page_policy, route_path
 from .settings import Settings
 from .sync import open_store
+from .sync.pairing import pairing_routes
 from .sync.quotas import ClientQuotas
 from .sync.routes import sync_routes
 from .tracing import make_tracer
@@ -99,6 +100,7 @@ def create_app(
             Route("/api/chat/turns/{turn}", turn_events, methods=["GET"]),
             Route("/api/chat/turns/{turn}", stop_turn, methods=["DELETE"]),
             *sync_routes(),
+            *pairing_routes(),
             Route("/static/chat-widget.js", entry.endpoint),
             Route("/static/offline.json", manifest.endpoint),
             Route("/static/v/{build}/{path:path}", VersionedAssets(build).endpoint),

@@ -100,6 +100,8 @@ TEXTS = {
     "sync_token_required": "A synced history opens only with the token its sync code gives "
     "(the header Chatkeep-Sync-Token).",
     "sync_space_wiped": "This sync code was changed on another device. Use the new code.",
+    "sync_pairing_gone": "This link to connect a device has expired or was used already (a "
+    "link works once, for {minutes} minutes). Ask your other device for a new one.",
     "turn_too_long": "The answer took too long and was ended.",
     "server_error": "The chat server failed while writing this answer.",
     "stopped": "Stopped before the answer was finished.",

@@ -191,6 +191,39 @@ export class SyncClient {
     });
   }
 
+  /**
+   * A pairing link's part, `ID.KEY`: `secret` sealed with a fresh key that only the link
+   * carries, kept by the server under a fresh id for 10 minutes, to be taken once (`unpair`).
+   * @param {string} secret
+   */
+  async pair(secret) {
+    const id = base64url(crypto.getRandomValues(new Uint8Array(16)));
+    const raw = crypto.getRandomValues(new Uint8Array(32));
+    const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt"]);
+    const nonce = crypto.getRandomValues(new Uint8Array(12));
+    const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: utf8(`chatkeep pair\0${id}`) }, key, utf8(secret)));
+    const body = new Uint8Array(nonce.length + sealed.length);
+    body.set(nonce);
+    body.set(sealed, nonce.length);
+    await this.#request(`${this.endpoint()}/sync-pair/${id}`, { method: "PUT", body }, false);
+    return `${id}.${base64url(raw)}`;
+  }
+
+  /** The secret a pairing link's part (`pair`) holds, taken from the server (once). @param {string} link */
+  async unpair(link) {
+    const [id = "", rawKey = ""] = link.split(".");
+    const { body } = await this.#request(`${this.endpoint()}/sync-pair/${id}`, {}, true);
+    try {
+      const key = await crypto.subtle.importKey("raw", fromBase64url(rawKey), "AES-GCM", false, ["decrypt"]);
+      const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: body.subarray(0, 12), additionalData: utf8(`chatkeep pair\0${id}`) },
+        key, body.subarray(12));
+      return new TextDecoder().decode(plain);
+    } catch { // damaged (its key mistyped): taken all the same, so spent like a used one
+      throw failure("This link to connect a device has expired or was used already (a link works once, for 10 minutes). Ask your other device for a new one.",
+        "sync_pairing_gone", { minutes: 10 });
+    }
+  }
+
   /** "Change sync code": everything this space holds goes; it answers 410 for 30 days. */
   async wipe() {
     const keys = this.#connected();
@@ -222,6 +255,25 @@ export class SyncClient {
   /** @returns {Record<string, string>} */
   #headers() {
     return this.#keys ? { ...this.credentials(), "chatkeep-sync-token": this.#keys.token } : this.credentials();
+  }
+
+  /**
+   * A pairing's request (no space, no token): its body's bytes, or the server's refusal.
+   * @param {string} url @param {{method?: string, body?: Uint8Array<ArrayBuffer>}} init @param {boolean} binary
+   */
+  async #request(url, init, binary) {
+    let response;
+    try {
+      response = await fetch(url, { method: init.method ?? "GET", headers: this.credentials(), body: init.body, signal: AbortSignal.timeout(this.requestMs) });
+    } catch {
+      throw failure("The chat server cannot be reached: try again in a moment.", "sync_offline");
+    }
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (!response.ok) {
+      const error = (() => { try { return JSON.parse(new TextDecoder().decode(bytes)).error; } catch { return null; } })();
+      throw failure(error?.message ?? `Sync failed (${response.status}).`, error?.code ?? "sync_failed", error?.params);
+    }
+    return { body: binary ? bytes : new Uint8Array() };
   }
 
   /**

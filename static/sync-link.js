@@ -1,10 +1,10 @@
-// A link that carries a sync code (`#chatkeep-sync=CODE`) or, later, a pairing
-// (`#chatkeep-pair=…`): read and taken out of the address as this module is evaluated, which
+// A link that carries a pairing (`#chatkeep-pair=ID.KEY`, made by "Sync devices": no code,
+// once, for 10 minutes) or a sync code someone typed (`#chatkeep-sync=CODE`): read and taken out of the address as this module is evaluated, which
 // static/worker-start.js makes the first thing the widget's code does (before a worker
 // starts), so the code stays in no address bar, history entry or referrer. It connects nothing
 // by itself: the person is asked first (static/sync-panel.js).
 
-const PART = /^chatkeep-(sync|pair)=([A-Za-z0-9-]{1,200})$/;
+const PART = /^chatkeep-(sync|pair)=([A-Za-z0-9_.-]{1,200})$/;
 
 /** @typedef {{kind: "sync" | "pair", value: string}} SyncLink */
 

@@ -20,6 +20,7 @@ export const SYNC_STRINGS = {
   "sync.change": "Change sync code",
   "sync.changed": "The old code no longer works: your other devices stopped syncing. On each of them, type this new code.",
   "sync.show": "On your other device, open History, choose \u201cUse a sync code\u201d and type this code, or open this link there:",
+  "sync.once": "The link holds no code, and works once, within 10 minutes.",
   "sync.link": "Link for another device",
   "sync.private": "Anyone with this code can read your conversations: keep it to yourself.",
   "sync.state.synced": "Synced",
@@ -72,18 +73,19 @@ export async function startSyncing({ host, client, page, root, link, t, act }) {
   if (!status.offered) return;
 
   /**
-   * "Sync devices" and "Change sync code": the code, if this visit knows it.
-   * @param {() => Promise<{code: string} | undefined>} start @param {boolean} changed
+   * "Sync devices" and "Change sync code": the code, if this visit knows it, and a pairing link.
+   * @param {() => Promise<{code: string, pairing: string} | undefined>} start @param {boolean} changed
    */
   const showCode = async (start, changed) => {
     const started = await start();
     if (!started) return;
     const link = new URL(location.href);
-    link.hash = `chatkeep-sync=${started.code}`;
+    link.hash = `chatkeep-pair=${started.pairing}`;
     const known = Boolean(started.code); // (made or typed in this visit: it is kept nowhere)
     panel.code.textContent = panel.saved.value = started.code;
-    panel.link.href = panel.link.textContent = known ? link.href : "";
-    for (const part of [panel.show, panel.code, panel.link, panel.private]) part.hidden = !known;
+    panel.link.href = panel.link.textContent = started.pairing ? link.href : "";
+    for (const part of [panel.show, panel.code, panel.private]) part.hidden = !known;
+    panel.link.hidden = panel.once.hidden = !started.pairing;
     panel.notKept.hidden = known;
     panel.changed.hidden = !changed;
     panel.shown.showModal();
@@ -125,11 +127,11 @@ export async function startSyncing({ host, client, page, root, link, t, act }) {
     signedIn = Boolean(key);
     await refresh();
   }, { signal });
-  // A link carries a code in its fragment, and connects only once the person says so (never
-  // over a site's key, nor before consent).
+  // A link carries a pairing (or a code someone typed) in its fragment, and connects only
+  // once the person says so (never over a site's key, nor before consent).
   if (host.syncKey) await useKey(String(host.syncKey));
-  else if (link?.kind === "sync" && !host.consentPending && (await askToConnect(root, say, status.connected))) {
-    await act("startSync", { code: link.value });
+  else if (link && !host.consentPending && (await askToConnect(root, say, status.connected))) {
+    await act("startSync", link.kind === "pair" ? { pairing: link.value } : { code: link.value });
   }
   await refresh();
 
@@ -201,6 +203,7 @@ function build(page, say) {
       <p class="sync-show"></p>
       <p class="sync-code"></p>
       <p><a class="sync-link" rel="noopener"></a></p>
+      <p class="sync-once"></p>
       <p class="sync-private"></p>
       <p class="sync-not-kept" hidden></p>
       <form method="dialog" class="sync-save">
@@ -221,7 +224,7 @@ function build(page, say) {
   const $ = (/** @type {string} */ selector) => /** @type {any} */ (section.querySelector(selector));
   const text = /** @type {[string, keyof SYNC_STRINGS][]} */ ([
     [".sync-devices", "sync.devices"], [".sync-use", "sync.use"], [".sync-stop", "sync.stop"],
-    [".sync-change", "sync.change"], [".sync-changed", "sync.changed"],
+    [".sync-change", "sync.change"], [".sync-changed", "sync.changed"], [".sync-once", "sync.once"],
     [".sync-show", "sync.show"], [".sync-private", "sync.private"], [".sync-done", "sync.done"],
     [".sync-not-kept", "sync.notKept"],
     [".sync-code-label", "sync.code"], [".sync-connect", "sync.connect"], [".sync-cancel", "sync.cancel"],
@@ -235,6 +238,7 @@ function build(page, say) {
   return {
     section, status: $(".sync-status"), devices: $(".sync-devices"), use: $(".sync-use"), stop: $(".sync-stop"),
     change: $(".sync-change"), changed: $(".sync-changed"), saved: /** @type {HTMLInputElement} */ ($(".sync-saved")),
+    once: $(".sync-once"),
     shown: /** @type {HTMLDialogElement} */ ($(".sync-shown")), code: $(".sync-code"), link: /** @type {HTMLAnchorElement} */ ($(".sync-link")),
     show: $(".sync-show"), private: $(".sync-private"), notKept: $(".sync-not-kept"),
     ask: /** @type {HTMLDialogElement} */ ($(".sync-ask")), askForm: $(".sync-ask-form"), field: /** @type {HTMLInputElement} */ ($(".sync-field")),

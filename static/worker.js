@@ -211,6 +211,8 @@ function syncCallbacks() {
     syncPullMoved: json(() => sync.pullMoved()),
     syncMoved: json(() => sync.moved()),
     syncWipe: json(() => sync.wipe()),
+    syncPair: json(({ secret }) => sync.pair(secret)),
+    syncUnpair: json(({ link }) => sync.unpair(link)),
   };
 }
 

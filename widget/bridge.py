@@ -181,6 +181,12 @@ class WorkerSync:
     async def wipe(self) -> None:
         await self._ask("syncWipe", {})
 
+    async def pair(self, secret: str) -> str:
+        return str(await self._ask("syncPair", {"secret": secret}))
+
+    async def unpair(self, link: str) -> str:
+        return str(await self._ask("syncUnpair", {"link": link}))
+
     # widget.sync is imported once a device connects (widget/synced.py), before any of these.
 
     async def pull(self, since: int) -> Page:

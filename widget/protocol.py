@@ -72,6 +72,7 @@ WORKER_CALLS = (
     "historyStore", "emit", "draft",
     "syncOpen", "syncKnownBefore", "syncResume", "syncForget", "syncListen", "syncPull",
     "syncPush", "syncDelete", "syncMoving", "syncPullMoved", "syncMoved", "syncWipe",
+    "syncPair", "syncUnpair",
 )  # fmt: skip
 
 #: The `data` of each event.

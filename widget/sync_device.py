@@ -38,6 +38,12 @@ if TYPE_CHECKING:
         async def wipe(self) -> None:
             """Everything the space holds goes; it answers 410 for 30 days."""
 
+        async def pair(self, secret: str) -> str:
+            """A pairing link's part for `secret` (the server keeps it sealed, once, 10 min)."""
+
+        async def unpair(self, link: str) -> str:
+            """The secret a pairing link's part holds, taken from the server once."""
+
 
 class DeviceSpace:
     """This device's space, as `history`'s storage notes it and the worker keeps its keys."""

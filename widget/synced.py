@@ -100,20 +100,37 @@ class SyncedHistory:
         return {"offered": self.offered, "connected": self._syncer is not None,
                 "state": self.state, "reason": reason}  # fmt: skip
 
-    async def start_sync(self, code: str | None = None) -> dict[str, Any]:
-        """Connect with a code typed on this device, or a new one to show ("Sync devices");
-        returns the code, grouped for reading. While syncing, "Sync devices" shows the code
-        only if it was made or typed in this visit: no storage keeps it (empty otherwise)."""
+    async def start_sync(
+        self, code: str | None = None, pairing: str | None = None
+    ) -> dict[str, Any]:
+        """Connect with a code typed on this device, or a pairing link's part opened here, or
+        a new code to show ("Sync devices"); returns the code, grouped for reading, and a
+        pairing link's part for another device (`pairing`: once, for 10 minutes). While
+        syncing, "Sync devices" shows the code only if it was made or typed in this visit: no
+        storage keeps it (empty otherwise, and no pairing)."""
         self._require_offered()
+        if pairing:
+            code = await self.remote.unpair(pairing)
         if not code and self._syncer is not None:
-            return {"code": grouped(self._code) if self._code else ""}
+            return await self._shown(self._code)
         secret, checked = read_code(code) if code else (new_code(), True)
         if not checked and not await self.remote.known_before(secret):
             raise WidgetError.said("sync_code_mistyped")  # (a code of before 2.2 has no check)
         await self._connect_with(secret, fresh=not code)
         self._code = secret
         await self.sync_now()
-        return {"code": grouped(secret)}
+        return await self._shown(secret)
+
+    async def _shown(self, code: str | None) -> dict[str, Any]:
+        """What "Sync devices" shows: the code, and a pairing link's part ("" when the server
+        cannot keep one now: the code alone then)."""
+        if not code:
+            return {"code": "", "pairing": ""}
+        try:
+            pairing = await self.remote.pair(code)
+        except Exception:  # (offline, or refused: the code still works)
+            pairing = ""
+        return {"code": grouped(code), "pairing": pairing}
 
     async def change_sync_code(self) -> dict[str, Any]:
         """ "Change sync code" (a code leaked, or a device was lost): a last round on the old
@@ -128,7 +145,7 @@ class SyncedHistory:
         await self._connect_with(code := new_code(), fresh=True)
         self._code = code
         await self.sync_now()
-        return {"code": grouped(code)}
+        return await self._shown(code)
 
     async def use_sync_key(self, key: str) -> None:
         """A per-person secret from a site that signs people in (`element.syncKey`): long,

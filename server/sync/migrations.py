@@ -34,6 +34,15 @@ MIGRATIONS: Sequence[tuple[int, Sequence[str]]] = (
             "ALTER TABLE sync_spaces ADD COLUMN wiped {int}",
         ),
     ),
+    (
+        3,  # pairing links: a sealed code, taken once, for 10 minutes
+        (
+            """CREATE TABLE sync_pairs (
+                 id TEXT PRIMARY KEY,
+                 data {bytes} NOT NULL,
+                 expires {int} NOT NULL)""",
+        ),
+    ),
 )
 
 SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS sync_schema (version INTEGER NOT NULL)"

@@ -85,6 +85,19 @@ class PostgresStore:
             await db.execute(NOTIFY, (CHANNEL, space))
         self.signals.notify(space)
 
+    async def put_pairing(self, pairing: str, data: bytes, expires: int) -> bool:
+        pool = await self._open()
+        async with pool.connection() as db, db.transaction():
+            await db.execute(PAIRS_EXPIRED, (int(self.clock()),))
+            done = await db.execute(PUT_PAIR, (pairing, data, expires))
+            return bool(done.rowcount == 1)
+
+    async def take_pairing(self, pairing: str) -> bytes | None:
+        pool = await self._open()
+        async with pool.connection() as db, db.transaction():
+            row = await (await db.execute(TAKE_PAIR, (pairing,))).fetchone()
+        return bytes(row[0]) if row is not None and row[1] > self.clock() else None
+
     async def close(self) -> None:
         if self._listening is not None:
             self._listening.cancel()
@@ -147,3 +160,6 @@ WIPE_ITEMS = sql.for_postgres(sql.WIPE_ITEMS)
 WIPE_SPACE = sql.for_postgres(sql.WIPE_SPACE)
 NEW_SPACE = "INSERT INTO sync_spaces (space, version) VALUES (%s, %s) ON CONFLICT DO NOTHING"
 NOTIFY = "SELECT pg_notify(%s, %s)"
+PAIRS_EXPIRED = sql.for_postgres(sql.PAIRS_EXPIRED)
+PUT_PAIR = sql.for_postgres(sql.PUT_PAIR)
+TAKE_PAIR = sql.for_postgres(sql.TAKE_PAIR)

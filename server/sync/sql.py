@@ -17,6 +17,9 @@ PUT_SPACE = """INSERT INTO sync_spaces (space, rev, bytes, version) VALUES (?, ?
                ON CONFLICT (space) DO UPDATE SET rev = excluded.rev, bytes = excluded.bytes,
                wiped = NULL"""
 WIPE_ITEMS = "DELETE FROM sync_items WHERE space = ?"
+PAIRS_EXPIRED = "DELETE FROM sync_pairs WHERE expires <= ?"
+PUT_PAIR = "INSERT INTO sync_pairs (id, data, expires) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
+TAKE_PAIR = "DELETE FROM sync_pairs WHERE id = ? RETURNING data, expires"
 WIPE_SPACE = """INSERT INTO sync_spaces (space, rev, bytes, version, wiped) VALUES (?, 0, 0, ?, ?)
                 ON CONFLICT (space) DO UPDATE SET bytes = 0, wiped = excluded.wiped"""
 PUT_ITEM = """INSERT INTO sync_items (space, item, rev, data) VALUES (?, ?, ?, ?)

@@ -67,6 +67,21 @@ class SqliteStore:
         await self._run(lambda db: locked(db, wipe))
         self.signals.notify(space)
 
+    async def put_pairing(self, pairing: str, data: bytes, expires: int) -> bool:
+        def put(db: sqlite3.Connection) -> bool:
+            db.execute(sql.PAIRS_EXPIRED, (int(self.clock()),))
+            return db.execute(sql.PUT_PAIR, (pairing, data, expires)).rowcount == 1
+
+        return await self._run(lambda db: locked(db, put))
+
+    async def take_pairing(self, pairing: str) -> bytes | None:
+        def take(db: sqlite3.Connection) -> tuple[bytes, int] | None:
+            row: tuple[bytes, int] | None = db.execute(sql.TAKE_PAIR, (pairing,)).fetchone()
+            return row
+
+        row = await self._run(lambda db: locked(db, take))
+        return bytes(row[0]) if row is not None and row[1] > self.clock() else None
+
     async def close(self) -> None:
         if self._db is not None:
             await self._run(lambda db: db.close())

@@ -129,6 +129,16 @@ class SyncStore(Protocol):
         """Every item of `space` goes; it answers `gone` for `WIPED_SECONDS`."""
         ...
 
+    async def put_pairing(self, pairing: str, data: bytes, expires: int) -> bool:
+        """Keep a pairing's sealed code until `expires` (seconds); False if the id is taken.
+        Pairings past their time go meanwhile."""
+        ...
+
+    async def take_pairing(self, pairing: str) -> bytes | None:
+        """A pairing's sealed code, once: it goes as it is read; None when unknown, taken or
+        past its time."""
+        ...
+
     async def close(self) -> None: ...
 
 

@@ -49,6 +49,7 @@ export default {
   "error.sync_forbidden": "This sync code does not open that synced history.",
   "error.sync_token_required": "A synced history opens only with the token its sync code gives (the header Chatkeep-Sync-Token).",
   "error.sync_space_wiped": "This sync code was changed on another device. Use the new code.",
+  "error.sync_pairing_gone": "This link to connect a device has expired or was used already (a link works once, for {minutes} minutes). Ask your other device for a new one.",
   "error.turn_too_long": "The answer took too long and was ended.",
   "error.server_error": "The chat server failed while writing this answer.",
   "error.stopped": "Stopped before the answer was finished.",

@@ -205,13 +205,15 @@ def said_by_sync(folder: Path) -> list[Any]:
 
 
 def said_about_sync() -> list[Notice]:
-    """What synced history says in the widget: a mistyped code, items that fail their tag,
-    a site's key too short, no room here for another device's version, a server whose
-    pages never end."""
+    """What synced history says in the widget: no code, a mistyped code, items that fail
+    their tag, a site's key too short, no room here for another device's version, a server
+    whose pages never end, or that altered an item; a pairing link spent."""
     return [caught(lambda: read_code("ABCD-EFGH")), notice("sync_unreadable", count=2),
             notice("sync_unreadable_one"), notice("sync_storage_full"),
             WidgetError.said("sync_key_short", length=32, distinct=16).notice(),
-            WidgetError.said("sync_stalled").notice()]  # fmt: skip
+            WidgetError.said("sync_stalled").notice(), WidgetError.said("sync_code_mistyped")
+            .notice(), notice("sync_altered"),
+            of(APIError.said(410, "sync_pairing_gone", minutes=10))]  # fmt: skip
 
 
 def said_by_tokens() -> list[Notice]:

@@ -146,3 +146,25 @@ def _event(lines: Iterator[str]) -> str:
         elif line.startswith("data: "):
             return f"{name} {line.removeprefix('data: ')}"
     raise AssertionError("the stream ended")
+
+
+PAIRING = "P" * 22
+
+
+def test_a_pairing_is_taken_once_and_lasts_ten_minutes(store_url: str) -> None:
+    app = create_app(Settings(sync_store=store_url))
+    with TestClient(app) as http:
+        assert http.put(f"/api/sync-pair/{PAIRING}", content=b"sealed").status_code == 204
+        assert http.put(f"/api/sync-pair/{PAIRING}", content=b"again").status_code == 409
+        taken = http.get(f"/api/sync-pair/{PAIRING}")
+        assert taken.status_code == 200 and taken.content == b"sealed"
+        gone = http.get(f"/api/sync-pair/{PAIRING}")
+        assert gone.status_code == 410 and gone.json()["error"]["code"] == "sync_pairing_gone"
+        assert "works once, for 10 minutes" in gone.json()["error"]["message"]
+        http.put(f"/api/sync-pair/{'Q' * 22}", content=b"sealed")
+        store = app.state.sync
+        now = store.clock()
+        store.clock = lambda: now + 600
+        assert http.get(f"/api/sync-pair/{'Q' * 22}").status_code == 410
+        assert http.put(f"/api/sync-pair/{'R' * 22}", content=b"x" * 257).status_code == 413
+        assert http.get("/api/sync-pair/short").status_code == 404

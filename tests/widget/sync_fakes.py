@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
 from typing import Any
 
 from scripted import run
 
 from widget.conversation import Conversation
+from widget.errors import WidgetError
 from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.snapshots import from_dict
@@ -36,6 +38,10 @@ def unseal(item: str, data: str) -> tuple[int, dict[str, Any]] | None:
     if not isinstance(envelope, dict) or envelope.get("item") != item:
         return None
     return envelope["seq"], envelope["payload"]
+
+
+#: what `FakeServer.attack` can do
+ATTACKS = ("rollback", "replay", "tombstone", "garbage", "swap", "stall")
 
 
 def space_print(secret: str) -> str:
@@ -61,6 +67,11 @@ class FakeServer:
         self.written: dict[str, list[str]] = {}
         #: a version 1 space still held for the move: item -> payload
         self.v1: dict[str, dict[str, Any]] | None = None
+        #: the next read answers "more" from where it was asked (`attack`)
+        self.stall_next = False
+        #: pairing links' parts, and the secret each holds (taken once)
+        self.pairings: dict[str, str] = {}
+        self.numbers = itertools.count()
 
     def changes(self, since: int) -> list[tuple[str, int, str | None]]:
         return sorted(((i, r, d) for i, (r, d) in self.items.items() if r > since),
@@ -80,6 +91,30 @@ class FakeServer:
         """The server puts `data` under `item` at a new revision, as no device wrote it."""
         self.rev += 1
         self.items[item] = (self.rev, data)
+
+    def attack(self, kind: str, pick: int) -> None:
+        """What a hostile server does between rounds (`ATTACKS`), to the `pick`-th item it
+        holds: serve an older version again, replay one from before a deletion, make up a
+        deletion, write garbage, swap two items, or answer "more" without moving its cursor."""
+        names = sorted(self.items)
+        if kind == "stall":
+            self.stall_next = True
+        if kind in ("rollback", "replay"):  # (of an item written more than once)
+            names = [name for name in names if len(self.written.get(name, [])) >= 2]
+        if not names:
+            return
+        item = names[pick % len(names)]
+        if kind in ("rollback", "replay"):
+            self.serve(item, self.written[item][-2])
+        elif kind == "tombstone":
+            self.serve(item, None)
+        elif kind == "garbage":
+            self.serve(item, "garbage")
+        elif kind == "swap" and len(names) >= 2:
+            other = names[(pick + 1) % len(names)]
+            mine, theirs = self.items[item][1], self.items[other][1]
+            self.serve(item, theirs)
+            self.serve(other, mine)
 
 
 class FakeRemote:
@@ -113,6 +148,18 @@ class FakeRemote:
     async def listen(self) -> None:
         pass
 
+    async def pair(self, secret: str) -> str:
+        link = f"pairing-{next(self.server.numbers)}"
+        self.server.pairings[link] = secret
+        return link
+
+    async def unpair(self, link: str) -> str:
+        secret = self.server.pairings.pop(link, None)
+        if secret is None:
+            raise WidgetError("This link to connect a device has expired or was used already.",
+                              code="sync_pairing_gone")  # fmt: skip
+        return secret
+
     async def wipe(self) -> None:
         if self.server.down:
             raise OSError("offline")
@@ -121,6 +168,9 @@ class FakeRemote:
     async def pull(self, since: int) -> Page:
         if self.server.down:
             raise OSError("offline")
+        if self.server.stall_next:
+            self.server.stall_next = False
+            return Page([], since, more=True)
         items = [self._opened(i, r, d) for i, r, d in self.server.changes(since)]
         return Page(items, items[-1].rev if items else since, False)
 

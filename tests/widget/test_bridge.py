@@ -143,7 +143,7 @@ def test_the_operations_are_the_facades_public_async_methods() -> None:
         if not name.startswith("_") and inspect.iscoroutinefunction(member)
     }  # fmt: skip
     assert {snake_case(operation) for operation in OPERATIONS} == public
-    assert OPERATIONS["startSync"] == {"code": "string?"}
+    assert OPERATIONS["startSync"] == {"code": "string?", "pairing": "string?"}
     assert {snake_case(op) for op in SYNC_OPERATIONS} == {
         name for name in vars(SyncedHistory) if not name.startswith("_")
         and inspect.iscoroutinefunction(vars(SyncedHistory)[name])}  # fmt: skip

@@ -16,7 +16,10 @@ and these must hold:
 (c) a name a person gave is never replaced by a generated one;
 (d) entries the widget did not write, or cannot read, are byte-for-byte unchanged;
 (e) a round of sync loses no text of a conversation listed here (it stays, or is on the server);
-(f) a conversation forgotten here stays forgotten, unless another device changed it since.
+(f) a conversation forgotten here stays forgotten, unless another device changed it since;
+(g) a hostile server (serving older versions again, replaying what was deleted, making up
+    deletions, writing garbage, swapping items, answering "more" without moving) changes
+    none of this: (a) to (f) hold through its steps too, and no round runs for ever.
 
 `make test` tries 300 plans; `CHATKEEP_PLANS=40000` tries more (docs/history.md).
 """
@@ -33,7 +36,7 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scripted import Heard, listing, pause, run, text_chunk
-from sync_fakes import Device, FakeRemote, FakeServer, sealed_deletion, unseal
+from sync_fakes import ATTACKS, Device, FakeRemote, FakeServer, sealed_deletion, unseal
 
 from widget import Session
 from widget.conversations import Conversations
@@ -158,6 +161,9 @@ def last_question(session: Session) -> int | None:
     return asked[-1] if asked else None
 
 
+ATTACK = st.tuples(
+    st.just("server_attacks"), st.tuples(st.sampled_from(ATTACKS), st.integers(0, 5))
+)
 steps = st.lists(
     st.one_of(
         st.tuples(st.just("send"), st.integers(1, 400)),
@@ -185,6 +191,7 @@ steps = st.lists(
         st.tuples(st.just("pin_other"), st.integers(0, 5)),
         st.tuples(st.just("answer_lost_next"), st.none()),
         st.tuples(st.just("offline_next"), st.none()),
+        *[ATTACK] * 3,  # (weighed up: an attack needs a conversation sent twice first)
     ),
     max_size=14,
 )
@@ -301,6 +308,8 @@ class World:
                 self.server.lose_next_answer = True
             elif action == "offline_next":  # no server at all, for every device
                 self.server.down = True
+            elif action == "server_attacks":  # (g): a hostile server, between rounds
+                self.server.attack(*value)
             elif action == "sync":
                 before = self.texts_here()
                 run(self.synced.sync_now())
@@ -514,6 +523,18 @@ class World:
 
 @settings(max_examples=int(os.environ.get("CHATKEEP_PLANS", "300")), deadline=None)
 @given(steps)
+# (g) Each of a hostile server's steps, over a conversation sent twice (sync version 1 lost
+# turns to a rollback, and whole conversations to made-up deletions).
+@example(plan=[("send", 1), ("sync", None), ("send", 1), ("sync", None),
+               ("server_attacks", ("rollback", 0)), ("sync", None), ("sync", None)])  # fmt: skip
+@example(plan=[("send", 1), ("sync", None), ("far_turn", 0), ("sync", None), ("far_forget", 0),
+               ("server_attacks", ("replay", 0)), ("sync", None)])  # fmt: skip
+@example(plan=[("send", 1), ("sync", None), ("server_attacks", ("tombstone", 0)),
+               ("sync", None), ("send", 1), ("sync", None)])  # fmt: skip
+@example(plan=[("send", 1), ("new", None), ("send", 1), ("sync", None),
+               ("server_attacks", ("swap", 0)), ("sync", None), ("far_turn", 0)])  # fmt: skip
+@example(plan=[("send", 1), ("sync", None), ("server_attacks", ("garbage", 0)), ("send", 1),
+               ("sync", None), ("server_attacks", ("stall", 0)), ("sync", None)])  # fmt: skip
 # Found by this test: the other tab named the conversation open here (this tab, a turn behind,
 # had not taken the name), then gave it up for room; kept again here, it lost the name.
 @example(plan=[("send", 1), ("crash_next", 0), ("send", 1), ("send", 1), ("other_tab_turn", 0),

@@ -303,3 +303,21 @@ def test_versions_either_side_had_are_kept_once() -> None:
     assert merged is not None
     assert merged[2]["versions"] == [edited, {"content": "Q2", "after": [theirs[3]]}]
     assert merged[2]["version"] == 2  # ours stays shown, second of three
+
+
+# -- pairing links ----------------------------------------------------------------------------
+
+
+def test_a_pairing_link_connects_another_device_once_without_carrying_the_code(
+    server: FakeServer,
+) -> None:
+    laptop = a_page(server)
+    shown = run(laptop.start_sync())
+    assert shown["pairing"] and shown["code"].replace("-", "") not in shown["pairing"]
+    phone = a_page(server)
+    assert run(phone.start_sync(pairing=shown["pairing"]))["code"] == shown["code"]
+    assert run(phone.sync_status())["connected"] is True
+    stranger = a_page(server)
+    with pytest.raises(WidgetError, match="expired or was used already"):
+        run(stranger.start_sync(pairing=shown["pairing"]))  # used: it opens nothing more
+    assert run(stranger.sync_status())["connected"] is False
