@@ -9,6 +9,7 @@ against one server with an SQLite store.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import random
@@ -22,41 +23,49 @@ import httpx
 
 from bench import row
 from bench.host import launch_options
-from server.sync import open_store
+from server.sync import access, open_store
 from server.testing import ChatkeepServer
 
 SPACES, ITEMS, ITEM_BYTES = 1_000, 20, 1_024
 READS = 600
 CONVERSATIONS, TURN_TEXT = 20, 5_000  # 20 conversations of ~10 KB of text: ~200 KB in all
 FIRST_TOKEN_RUNS = 9
+LIVE_RUNS = 5
+#: whether the phone keeps the laptop's conversation with `size` messages (its round took it)
+ARRIVED = """([id, size]) => {
+  const meta = localStorage.getItem('chatkeep:meta:' + id);
+  return meta !== null && JSON.parse(meta).size >= size;
+}"""
 PAGE = "/bench-sync"
 
 
-async def seed(url: str) -> list[tuple[str, int]]:
+async def seed(url: str) -> list[tuple[str, str, int]]:
     """1,000 spaces of 20 items of random bytes (ciphertext does not compress): each space's
-    name and its last revision."""
+    id, its token (as the header carries it) and its last revision."""
     store = open_store(url, 10**9)
     spaces = []
     try:
         for n in range(SPACES):
-            space = f"space{n:05d}".ljust(43, "x")
+            token = hashlib.sha256(f"bench space {n}".encode()).digest()
+            space = access.space_of(token)
             rev = 0
             for item in range(ITEMS):
                 rev = await store.write(space, f"item{item}", os.urandom(ITEM_BYTES), None)
-            spaces.append((space, rev))
+            spaces.append((space, access.token_text(token), rev))
     finally:
         await store.close()
     return spaces
 
 
-def p99_since(url: str, spaces: list[tuple[str, int]]) -> tuple[float, float]:
+def p99_since(url: str, spaces: list[tuple[str, str, int]]) -> tuple[float, float]:
     """The p99 of `GET ?since=` (a device three changes behind) and of `/healthz`, in ms."""
     reads, health = [], []
     with httpx.Client(base_url=url, timeout=10) as http:
         for _ in range(READS):
-            space, last = random.choice(spaces)
+            space, token, last = random.choice(spaces)
             start = time.perf_counter()
-            answer = http.get(f"/api/sync/{space}", params={"since": last - 3})
+            answer = http.get(f"/api/sync/{space}", params={"since": last - 3},
+                              headers={access.HEADER: token})  # fmt: skip
             reads.append((time.perf_counter() - start) * 1000)
             assert answer.status_code == 200 and len(answer.json()["items"]) == 3
             start = time.perf_counter()
@@ -191,6 +200,19 @@ def bench_sync_browser() -> list[dict[str, Any]]:
             received = time.perf_counter() - start
             assert items.count() == CONVERSATIONS
 
+            # A change made on the laptop shows on the phone, open and left alone (no reload,
+            # no focus): the laptop's round after the change, the server's event, the phone's.
+            laptop.get_by_role("button", name="Back").click()
+            arrivals = []
+            session = "document.querySelector('chat-widget').session"
+            for n in range(LIVE_RUNS):
+                laptop.evaluate(f"t => {session}.send(t).then(() => {session}.settled())",
+                                f"Live change {n}")  # fmt: skip
+                kept = time.perf_counter()
+                live = laptop.evaluate(f"{session}.conversationId")
+                phone.wait_for_function(ARRIVED, arg=[live, 2 * (n + 1)], timeout=60_000)
+                arrivals.append(time.perf_counter() - kept)
+
             # A change uploads about the conversation's compressed size.
             uploads: list[int] = []
             phone.on("request", lambda r: uploads.append(len(r.post_data_buffer or b""))
@@ -235,6 +257,9 @@ def bench_sync_browser() -> list[dict[str, Any]]:
     return [
         row(f"sync: a new device receives {CONVERSATIONS} conversations "
             f"({text_bytes // 1000} KB of text), loopback", received, 2, " s"),
+        row(f"sync: a change shows on another open device, no reload or focus (median of "
+            f"{LIVE_RUNS}; spread {min(arrivals):.1f}-{max(arrivals):.1f} s)",
+            statistics.median(arrivals), 5, " s"),
         row(f"sync: a change uploads / the conversation compressed ({uploads[-1] if uploads else 0}"
             f" / {packed} bytes)", upload_ratio, 1.1, "x"),
         row(f"sync: first token with a round starting, against no sync ({on:.0f} / {off:.0f} ms,"

@@ -64,8 +64,15 @@ export async function startSyncing({ host, client, page, root, link, t, act }) {
   };
   let status = await client.call("syncStatus");
   show(status);
-  const refresh = async () => show((status = await client.call("syncStatus")));
+  let heard = 0; // `sync` events so far: a status asked for before the last one is stale
+  const refresh = async () => {
+    const asked = heard;
+    const fresh = await client.call("syncStatus");
+    const { connected, state, reason } = status;
+    show((status = heard === asked ? fresh : { ...fresh, connected, state, reason }));
+  };
   client.addEventListener("sync", (/** @type {any} */ event) => {
+    heard += 1;
     status = { ...status, connected: event.detail.state !== "off", state: event.detail.state, reason: event.detail.reason };
     show(status);
     host.dispatchEvent(new CustomEvent("chatkeep-sync", { detail: { state: event.detail.state }, bubbles: true, composed: true }));
