@@ -212,6 +212,7 @@ class Syncer:
             if pushed.written:
                 del state.forgotten[conversation]
                 state.gone[pushed.item] = (seq + 1, conversation)
+                _past_own(state, pushed.rev)
             else:
                 settled = False
         for entry in self.history.entries():
@@ -242,4 +243,12 @@ class Syncer:
             return False
         state.items[entry.id] = Synced(pushed.item, pushed.rev, entry.rev, seq)
         state.gone.pop(pushed.item, None)
+        _past_own(state, pushed.rev)
         return True
+
+
+def _past_own(state: SyncState, rev: int | None) -> None:
+    """A write that took the revision right after the cursor: nothing came between, so the
+    cursor moves past it, and this device never downloads its own write again (no echo)."""
+    if rev is not None and rev == state.cursor + 1:
+        state.cursor = rev

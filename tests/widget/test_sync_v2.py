@@ -321,3 +321,23 @@ def test_a_pairing_link_connects_another_device_once_without_carrying_the_code(
     with pytest.raises(WidgetError, match="expired or was used already"):
         run(stranger.start_sync(pairing=shown["pairing"]))  # used: it opens nothing more
     assert run(stranger.sync_status())["connected"] is False
+
+
+def test_a_device_never_downloads_its_own_write_again(server: FakeServer) -> None:
+    """Version 1: the writer downloaded each of its writes again in its next round."""
+    laptop = Device(server)
+    read: list[int] = []
+    pull = laptop.pull
+
+    async def counted(since: int) -> Any:
+        page = await pull(since)
+        read.extend(p.rev for p in page.items)
+        return page
+
+    laptop.pull = counted  # type: ignore[method-assign]
+    laptop.keep("Plans")
+    laptop.sync()
+    laptop.keep("More", conversation_id=laptop.history.entries()[0].id)
+    laptop.sync()
+    laptop.sync()
+    assert read == []
