@@ -8,10 +8,12 @@ stop with forgets not sent, which space they wait for (`:left`). No storage hold
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from .errors import WidgetError
 from .history import History
 from .protocol import storage_key
+from .sync_codes import grouped, new_code, read_code
 
 if TYPE_CHECKING:
     from .sync_remote import Remote
@@ -62,6 +64,31 @@ class DeviceSpace:
         self.left_key = storage_key("sync", prefix, "left")
         self.state_key = storage_key("sync", prefix, "state")  # (`widget.sync`)
         self.marks = storage_key("sync", prefix, "forgot:")  # (`widget.sync_state`)
+
+    async def secret_of(self, code: str | None, pairing: str | None) -> tuple[str, bool]:
+        """The secret a person gave: a code typed, or the one a pairing link's part holds
+        (taken from the server, once), or else a new code; and whether it is new (`fresh`).
+        A code that fails its check is refused unless it named a space before version 2
+        (codes made then have none)."""
+        if pairing:
+            code = await self.remote.unpair(pairing)
+        if not code:
+            return new_code(), True
+        secret, checked = read_code(code)
+        if not checked and not await self.remote.known_before(secret):
+            raise WidgetError.said("sync_code_mistyped")
+        return secret, False
+
+    async def shown(self, code: str | None) -> dict[str, Any]:
+        """What "Sync devices" shows: the code, grouped, and a pairing link's part ("" when
+        the server cannot keep one now: the code alone then); nothing without a code."""
+        if not code:
+            return {"code": "", "pairing": ""}
+        try:
+            pairing = await self.remote.pair(code)
+        except Exception:  # (offline, or refused: the code still works)
+            pairing = ""
+        return {"code": grouped(code), "pairing": pairing}
 
     async def marked(self) -> str | None:
         """The print this browser's storage notes (another tab may have changed it)."""

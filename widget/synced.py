@@ -18,7 +18,6 @@ from .errors import WidgetError
 from .history import History, no_marks
 from .key_value import KeyValue
 from .snapshots import from_dict
-from .sync_codes import grouped, new_code, read_code
 from .sync_device import DeviceSpace
 from .texts import Notice
 
@@ -109,28 +108,14 @@ class SyncedHistory:
         syncing, "Sync devices" shows the code only if it was made or typed in this visit: no
         storage keeps it (empty otherwise, and no pairing)."""
         self._require_offered()
-        if pairing:
-            code = await self.remote.unpair(pairing)
-        if not code and self._syncer is not None:
-            return await self._shown(self._code)
-        secret, checked = read_code(code) if code else (new_code(), True)
-        if not checked and not await self.remote.known_before(secret):
-            raise WidgetError.said("sync_code_mistyped")  # (a code of before 2.2 has no check)
-        await self._connect_with(secret, fresh=not code)
+        assert self._device is not None
+        if not code and not pairing and self._syncer is not None:
+            return await self._device.shown(self._code)
+        secret, fresh = await self._device.secret_of(code, pairing)
+        await self._connect_with(secret, fresh=fresh)
         self._code = secret
         await self.sync_now()
-        return await self._shown(secret)
-
-    async def _shown(self, code: str | None) -> dict[str, Any]:
-        """What "Sync devices" shows: the code, and a pairing link's part ("" when the server
-        cannot keep one now: the code alone then)."""
-        if not code:
-            return {"code": "", "pairing": ""}
-        try:
-            pairing = await self.remote.pair(code)
-        except Exception:  # (offline, or refused: the code still works)
-            pairing = ""
-        return {"code": grouped(code), "pairing": pairing}
+        return await self._device.shown(secret)
 
     async def change_sync_code(self) -> dict[str, Any]:
         """ "Change sync code" (a code leaked, or a device was lost): a last round on the old
@@ -139,13 +124,15 @@ class SyncedHistory:
         self._require_offered()
         if self._syncer is None:
             raise WidgetError.said("sync_off")
+        assert self._device is not None
         await self.sync_now()
         async with self._round:
             await self.remote.wipe()
-        await self._connect_with(code := new_code(), fresh=True)
-        self._code = code
+        secret, fresh = await self._device.secret_of(None, None)  # a new code
+        await self._connect_with(secret, fresh=fresh)
+        self._code = secret
         await self.sync_now()
-        return await self._shown(code)
+        return await self._device.shown(secret)
 
     async def use_sync_key(self, key: str) -> None:
         """A per-person secret from a site that signs people in (`element.syncKey`): long,

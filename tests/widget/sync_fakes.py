@@ -67,6 +67,8 @@ class FakeServer:
         self.written: dict[str, list[str]] = {}
         #: a version 1 space still held for the move: item -> payload
         self.v1: dict[str, dict[str, Any]] | None = None
+        #: "Change sync code" wiped it: every request is refused (410)
+        self.wiped = False
         #: the next read answers "more" from where it was asked (`attack`)
         self.stall_next = False
         #: pairing links' parts, and the secret each holds (taken once)
@@ -164,10 +166,14 @@ class FakeRemote:
         if self.server.down:
             raise OSError("offline")
         self.server.items.clear()
+        self.server.wiped = True
 
     async def pull(self, since: int) -> Page:
         if self.server.down:
             raise OSError("offline")
+        if self.server.wiped:
+            raise WidgetError("This sync code was changed on another device. Use the new code.",
+                              code="sync_space_wiped")  # fmt: skip
         if self.server.stall_next:
             self.server.stall_next = False
             return Page([], since, more=True)

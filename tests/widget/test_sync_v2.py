@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from scripted import Heard, ScriptedTransport, run
+from scripted import Heard, ScriptedTransport, listing, run
 from sync_fakes import Device, FakeRemote, FakeServer, sealed_deletion, unseal
 
 from widget import Session
@@ -341,3 +341,35 @@ def test_a_device_never_downloads_its_own_write_again(server: FakeServer) -> Non
     laptop.sync()
     laptop.sync()
     assert read == []
+
+
+class Spaces(FakeRemote):
+    """A server with one space per secret, as the real one derives them."""
+
+    def __init__(self, spaces: dict[str, FakeServer]) -> None:
+        super().__init__(FakeServer())
+        self.spaces = spaces
+
+    async def open(self, secret: str, keep_as: str, fresh: bool = False) -> str:
+        self.server = self.spaces.setdefault(secret, FakeServer())
+        return await super().open(secret, keep_as, fresh)
+
+
+def test_change_sync_code_wipes_the_old_space_and_stops_its_other_devices() -> None:
+    spaces: dict[str, FakeServer] = {}
+    laptop, phone = a_page(FakeServer(), Spaces(spaces)), a_page(FakeServer(), Spaces(spaces))
+    run(laptop.conversations.send("Kept through the change"))
+    old = run(laptop.start_sync())["code"]
+    run(phone.start_sync(old))
+    assert [e["title"] for e in listing(phone.conversations)]
+    new = run(laptop.change_sync_code())["code"]
+    assert new and new != old and run(laptop.sync_status())["connected"] is True
+    assert spaces[old.replace("-", "")].items == {}  # wiped
+    assert len(spaces[new.replace("-", "")].items) == 1  # everything here, sent anew
+    run(phone.sync_now())  # its next round: told, and it stops, keeping its history
+    heard = phone.conversations.listener.alerts  # type: ignore[attr-defined]
+    assert any("changed on another device" in alert for alert in heard)
+    assert run(phone.sync_status())["connected"] is False
+    assert [e["title"] for e in listing(phone.conversations)]
+    run(phone.start_sync(new))
+    assert run(phone.sync_status())["connected"] is True
