@@ -76,7 +76,7 @@ export const WORKER_CALLS = Object.freeze([
   "historyStore", "emit", "draft",
   "syncOpen", "syncKnownBefore", "syncResume", "syncForget", "syncListen", "syncPull",
   "syncPush", "syncDelete", "syncMoving", "syncPullMoved", "syncMoved", "syncWipe",
-  "syncPair", "syncUnpair",
+  "syncPair", "syncUnpair", "syncDrop",
 ]);
 
 /**

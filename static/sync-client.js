@@ -127,9 +127,19 @@ export class SyncClient {
     return { items, cursor: page.cursor, more: page.more };
   }
 
-  /** @param {string} conversation @param {number | null} expect @param {number} seq @param {object} payload */
-  async push(conversation, expect, seq, payload) {
-    return this.#write(await this.#itemName(conversation), expect, seq, payload);
+  /**
+   * Version `seq` of the conversation's item, or with `tail` of a tail item (one per turn:
+   * its name follows from the conversation and that fresh word, so no two devices' collide).
+   * @param {string} conversation @param {number | null} expect @param {number} seq @param {object} payload @param {string} [tail]
+   */
+  async push(conversation, expect, seq, payload, tail = "") {
+    return this.#write(await this.#itemName(tail ? `${conversation}\0tail\0${tail}` : conversation), expect, seq, payload);
+  }
+
+  /** A tail a checkpoint took in goes (a bare deletion: no device reads it any more). @param {string} item @param {number} expect */
+  async drop(item, expect) {
+    const { status, answer } = await this.#fetch(this.#connected().space, `/${item}`, { method: "DELETE", headers: { "if-match": String(expect) } }, { refusals: [412] });
+    return { item, rev: answer?.rev ?? null, written: status !== 412 };
   }
 
   /** An item's name: 128 bits of the naming key's HMAC of the conversation's id. @param {string} conversation */

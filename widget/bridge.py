@@ -198,10 +198,14 @@ class WorkerSync:
         return Page(items, page["cursor"], page["more"])
 
     async def push(
-        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
-    ) -> Pushed:
-        version = {"conversation": conversation_id, "expect": expect, "seq": seq}
+        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any],
+        tail: str = "",
+    ) -> Pushed:  # fmt: skip
+        version = {"conversation": conversation_id, "expect": expect, "seq": seq, "tail": tail}
         return _pushed(await self._ask("syncPush", version | {"payload": payload}))
+
+    async def drop(self, item: str, expect: int) -> Pushed:
+        return _pushed(await self._ask("syncDrop", {"item": item, "expect": expect}))
 
     async def delete(
         self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]

@@ -72,7 +72,7 @@ WORKER_CALLS = (
     "historyStore", "emit", "draft",
     "syncOpen", "syncKnownBefore", "syncResume", "syncForget", "syncListen", "syncPull",
     "syncPush", "syncDelete", "syncMoving", "syncPullMoved", "syncMoved", "syncWipe",
-    "syncPair", "syncUnpair",
+    "syncPair", "syncUnpair", "syncDrop",
 )  # fmt: skip
 
 #: The `data` of each event.

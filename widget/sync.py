@@ -24,17 +24,19 @@ is kept beside the history."""
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 from .errors import WidgetError
 from .history import Entry, History
+from .ids import new_id
 from .key_value import Change, Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .sync_judge import Verdict, judge
 from .sync_remote import Pulled, Remote
-from .sync_state import Synced, SyncState, forget_mark, forget_mark_text
+from .sync_state import Synced, SyncState, digest_of, forget_mark, forget_mark_text
 from .sync_take import Taker
 from .sync_versions import PAYLOAD_VERSION, conversation_of
 from .texts import Notice, notice
@@ -45,6 +47,9 @@ MAX_ROUNDS = 3
 #: says there is more cannot hold a round, nor "Stop syncing" waiting for it, for ever
 MAX_PAGES = 100
 ALTERED = (Verdict.KEEP_OURS, Verdict.REPLAY)
+#: tails a conversation gathers since its checkpoint, and their bytes, before it is written
+#: whole again (the tails then go): a new device reads about one item per conversation
+TAILS, TAIL_BYTES = 20, 16 * 1024
 
 
 class Syncer:
@@ -97,7 +102,7 @@ class Syncer:
                 waiting = await self._move(state, earlier, touched)
             for _ in range(MAX_ROUNDS):
                 waiting = await self._pull(state, touched, altered) or waiting
-                if await self._push(state):
+                if await self._push(state) and not state.again:
                     break
             done = marks  # (a round cut short keeps them: what they say is not all kept)
         finally:
@@ -125,6 +130,8 @@ class Syncer:
         unreadable = 0
         waiting: list[int] = []
         raced: list[int] = []  # another tab wrote it meanwhile: the next round merges
+        state.held_back.clear()
+        state.again.clear()
         for _ in range(MAX_PAGES):
             page = await self.remote.pull(state.cursor)
             if page.more and page.cursor <= state.cursor:
@@ -138,15 +145,19 @@ class Syncer:
                 elif verdict is Verdict.DELETE:
                     await self.taker.take_deletion(state, pulled, touched)
                 elif verdict is Verdict.TAKE:
+                    tail = (pulled.payload or {}).get("tail") is True
+                    take = self.taker.take_tail if tail else self.taker.take
                     try:
-                        if not await self.taker.take(state, pulled, touched):
-                            waiting.append(pulled.rev)
+                        taken = await take(state, pulled, touched)
                     except Conflict:
-                        raced.append(pulled.rev)
+                        taken, raced = True, [*raced, pulled.rev]
+                    if not taken or raced[-1:] == [pulled.rev]:
+                        waiting += [] if taken else [pulled.rev]
+                        state.held_back.add(self._held(state, pulled) or _named(pulled))
             state.cursor = max(state.cursor, page.cursor)  # (a cursor never goes back)
             if not page.more:
                 break
-        state.cursor = min([state.cursor, *(rev - 1 for rev in waiting + raced)])
+        state.cursor = min([state.cursor, *(rev - 1 for rev in waiting + raced + state.again)])
         if unreadable == 1:
             self.alert(notice("sync_unreadable_one"))
         elif unreadable:
@@ -173,7 +184,7 @@ class Syncer:
         """The conversation of `pulled` this device synced ("" when none): by the id sealed in
         it, else (a tombstone, an item failing its tag) by its item's name."""
         payload = pulled.payload or {}
-        named = payload.get("conversation") if payload.get("deleted") is True else None
+        named = payload.get("conversation")  # (a deletion's or a tail's: its id)
         conversation = named if isinstance(named, str) else conversation_of(payload)
         if conversation and (synced := state.items.get(conversation)) is not None:
             return conversation if synced.item == pulled.item else ""
@@ -216,8 +227,8 @@ class Syncer:
             else:
                 settled = False
         for entry in self.history.entries():
-            if entry.pending or not state.changed_here(entry):
-                continue
+            if entry.pending or not state.changed_here(entry) or entry.id in state.held_back:
+                continue  # (held back: sent over another device's version, it would lose it)
             snapshot = await self.history.peek(entry.id)
             if snapshot is None:
                 continue
@@ -228,10 +239,13 @@ class Syncer:
         return settled
 
     async def _send(self, state: SyncState, entry: Entry, payload: dict[str, Any]) -> bool:
-        """One conversation as its item's next version; False when another device wrote
-        first. Over a deletion this device sent or took (the conversation came back here: an
-        import), it is the version after the deletion's."""
+        """One conversation changed here: the turns added since the server's copy as a tail
+        (`_send_tail`), else the whole as its checkpoint's next version; False when another
+        device wrote first."""
         synced = state.items.get(entry.id)
+        messages = payload["conversation"].get("messages") or []
+        if synced is not None and await self._send_tail(state, entry, synced, payload):
+            return True
         expect, seq = (synced.rev, synced.seq + 1) if synced else (None, 1)
         pushed = await self.remote.push(entry.id, expect, seq, payload)
         if not pushed.written and synced is None and pushed.rev is not None:
@@ -241,10 +255,51 @@ class Syncer:
                 pushed = await self.remote.push(entry.id, expect, seq, payload)
         if not (pushed.written and pushed.rev is not None):
             return False
-        state.items[entry.id] = Synced(pushed.item, pushed.rev, entry.rev, seq)
+        state.items[entry.id] = Synced(pushed.item, pushed.rev, entry.rev, seq, len(messages),
+                                       digest_of(messages))  # fmt: skip
         state.gone.pop(pushed.item, None)
         _past_own(state, pushed.rev)
+        for item, rev in synced.tails if synced else ():  # taken in by the checkpoint
+            with contextlib.suppress(WidgetError, OSError):
+                _past_own(state, (await self.remote.drop(item, rev)).rev)
         return True
+
+    async def _send_tail(
+        self, state: SyncState, entry: Entry, synced: Synced, payload: dict[str, Any]
+    ) -> bool:
+        """The turns added here since the server's copy (with the name and pin), as a tail of
+        their own: a turn costs about its own size, whatever the conversation's length. Not
+        when the conversation changed otherwise (a retry, an edit, a merge, a rename or a pin
+        alone: the whole goes), nor past `TAILS` tails or `TAIL_BYTES` since the checkpoint
+        (it is written anew)."""
+        messages = payload["conversation"].get("messages") or []
+        if not synced.holds(messages) or len(synced.tails) >= TAILS:
+            return False
+        added = messages[synced.length :]
+        if not added:
+            return False  # a rename or a pin alone: the checkpoint carries it
+        size = len(json.dumps(added, ensure_ascii=False))
+        if synced.tail_bytes + size > TAIL_BYTES:
+            return False
+        tail = {"v": PAYLOAD_VERSION, "tail": True, "conversation": entry.id, "base": synced.seq,
+                "after": synced.length, "parent": synced.digest, "messages": added,
+                "updated": payload["conversation"].get("updated"), "title": entry.title,
+                "named": entry.named, "pinned": entry.pinned}  # fmt: skip
+        pushed = await self.remote.push(entry.id, None, 1, tail, new_id())
+        if not (pushed.written and pushed.rev is not None):
+            return False
+        synced.tails.append((pushed.item, pushed.rev))
+        synced.tail_bytes += size
+        synced.length, synced.digest, synced.local = len(messages), digest_of(messages), entry.rev
+        _past_own(state, pushed.rev)
+        return True
+
+
+def _named(pulled: Pulled) -> str:
+    """The conversation an item names inside (a version's, a tail's), or ""."""
+    payload = pulled.payload or {}
+    named = payload.get("conversation")
+    return named if isinstance(named, str) else conversation_of(payload)
 
 
 def _past_own(state: SyncState, rev: int | None) -> None:

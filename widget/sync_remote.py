@@ -50,10 +50,16 @@ class Remote(Protocol):
     async def pull(self, since: int) -> Page: ...
 
     async def push(
-        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
-    ) -> Pushed:
-        """Seal `payload` as version `seq` of the conversation's item, if the item is at
-        revision `expect` (None: if there is none)."""
+        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any],
+        tail: str = "",
+    ) -> Pushed:  # fmt: skip
+        """Seal `payload` as version `seq` of the conversation's item (with `tail`, of the
+        tail item that name makes: one per turn), if the item is at revision `expect` (None:
+        if there is none)."""
+        ...
+
+    async def drop(self, item: str, expect: int) -> Pushed:
+        """The item goes (a tail a checkpoint took in: no device reads it any more)."""
         ...
 
     async def delete(

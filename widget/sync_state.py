@@ -29,14 +29,23 @@ def forget_mark_text(entry: Entry, stored: dict[str, Any] | None) -> str:
     return json.dumps([entry.updated, entry.size, entry.title, beginnings(messages)])
 
 
-def beginnings(messages: Sequence[Any]) -> list[str]:
+def digest_of(messages: Sequence[Any]) -> str:
+    """The digest of all of `messages` ("" for none): what a tail names as its parent."""
+    found = beginnings(messages)
+    return found[-1] if found else ""
+
+
+def beginnings(messages: Sequence[Any], start: str = "") -> list[str]:
     """A short digest of the first message, the first two, ..., all of them: a version whose
     digest is among a forgotten version's is one that version continues (this device wrote
-    it before the turns that followed, and lost its note of that round)."""
-    digest, found = hashlib.sha256(), []
+    it before the turns that followed, and lost its note of that round). Each is a hash of
+    the one before and the next message, so a tail's digest follows from its parent's
+    (`start`) and its own messages, without the messages before."""
+    digest, found = start, []
     for message in messages:
-        digest.update(json.dumps(message, sort_keys=True, ensure_ascii=False).encode() + b"\0")
-        found.append(digest.copy().hexdigest()[:12])
+        text = json.dumps(message, sort_keys=True, ensure_ascii=False)
+        digest = hashlib.sha256(f"{digest}\0{text}".encode()).hexdigest()[:12]
+        found.append(digest)
     return found
 
 
@@ -49,6 +58,21 @@ class Synced:
     local: str
     #: the item's sequence number as last taken or sent (sealed in: never taken lower again)
     seq: int = 0
+    #: what the server holds of the conversation, its checkpoint and the tails since: how many
+    #: messages, and the digest of them all (`digest_of`)
+    length: int = 0
+    digest: str = ""
+    #: the tails since the checkpoint (their item and revision), and about how many bytes
+    tails: list[tuple[str, int]] = field(default_factory=list)
+    tail_bytes: int = 0
+
+    def holds(self, messages: Sequence[Any]) -> bool:
+        """Whether the server's copy is the start of `messages` (what a tail continues)."""
+        return (
+            bool(self.digest)
+            and len(messages) >= self.length
+            and (digest_of(messages[: self.length]) == self.digest)
+        )
 
 
 @dataclass
@@ -61,6 +85,12 @@ class SyncState:
     #: items deleted (a sealed deletion taken or sent): item -> (its seq, the conversation);
     #: an older copy of one served again is a replay, never a conversation back
     gone: dict[str, tuple[int, str]] = field(default_factory=dict)
+    #: for this round only: conversations whose other version waits here (no room, or
+    #: another tab wrote meanwhile), so nothing of this device's is sent over it
+    held_back: set[str] = field(default_factory=set)
+    #: for this round only: revisions to read again (a version forgotten here was continued
+    #: there: it comes back whole, its checkpoint read again before its tails)
+    again: list[int] = field(default_factory=list)
     #: forgotten here, for this round only: id -> the version forgotten (its `updated`, number
     #: of messages and title), to know it on the server when `items` cannot (this device lost
     #: its note of the server, or of the round that sent that version)
@@ -117,7 +147,9 @@ class SyncState:
     def to_json(self) -> str:
         return json.dumps({
             "v": 2, "cursor": self.cursor,
-            "items": {c: [s.item, s.rev, s.local, s.seq] for c, s in self.items.items()},
+            "items": {c: [s.item, s.rev, s.local, s.seq, s.length, s.digest,
+                          [list(t) for t in s.tails], s.tail_bytes]
+                      for c, s in self.items.items()},
             "forgotten": {c: list(f) for c, f in self.forgotten.items()},
             "gone": {i: list(g) for i, g in self.gone.items()},
         })  # fmt: skip
@@ -130,11 +162,18 @@ class SyncState:
             data = json.loads(text or "")
             return cls(
                 int(data["cursor"]),
-                {c: Synced(str(i), int(r), str(x), int(n[0]) if n else 0)
-                 for c, (i, r, x, *n) in data["items"].items()},
+                {c: _synced(*kept) for c, kept in data["items"].items()},
                 {c: (str(i), None if r is None else int(r), int(n[0]) if n else 0)
                  for c, (i, r, *n) in data["forgotten"].items()},
                 {i: (int(n), str(c)) for i, (n, c) in data.get("gone", {}).items()},
             )  # fmt: skip
         except (ValueError, TypeError, KeyError, AttributeError):
             return cls()  # unreadable or absent: sync from the start (nothing is lost)
+
+
+def _synced(item: Any, rev: Any, local: Any, seq: Any = 0, length: Any = 0, digest: Any = "",
+            tails: Any = (), tail_bytes: Any = 0) -> Synced:  # fmt: skip
+    """A conversation's note as `to_json` keeps it (one of before: no seq, no tails)."""
+    kept = [(str(item), int(rev)) for item, rev in tails]
+    return Synced(str(item), int(rev), str(local), int(seq), int(length), str(digest), kept,
+                  int(tail_bytes))  # fmt: skip

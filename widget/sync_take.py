@@ -18,14 +18,14 @@ import dataclasses
 from collections.abc import Callable, Collection
 from typing import Any
 
-from .exports import IMPORTED_ID
+from .exports import IMPORTED_ID, dated
 from .history import History
 from .ids import new_id
 from .key_value import StorageFull
 from .snapshots import Snapshot, from_dict
 from .sync_branches import branched
 from .sync_remote import Pulled
-from .sync_state import Synced, SyncState, beginnings
+from .sync_state import Synced, SyncState, beginnings, digest_of
 from .sync_versions import continued_here, continues_ours, conversation_of, cut_short, snapshot_of
 
 OTHER_DEVICE = " (other device)"
@@ -57,7 +57,7 @@ class Taker:
         if local is not None and (synced is None or state.changed_here(local)):
             ours = await continued_here(self.history, local, stored, snapshot, payload)
         if ours is not None:
-            state.items[conversation] = Synced(pulled.item, pulled.rev, ours, pulled.seq)
+            state.items[conversation] = _synced(pulled, ours, snapshot)
             return True
         unchanged_here = local is None or not state.changed_here(local)
         if unchanged_here and local is not None and await cut_short(self.history, local, stored):
@@ -72,7 +72,7 @@ class Taker:
         if unchanged_here:
             if (rev := await self.keep(snapshot, taken, state, over_listed=True)) is not None:
                 sent = rev if taken is payload else ""
-                state.items[conversation] = Synced(pulled.item, pulled.rev, sent, pulled.seq)
+                state.items[conversation] = _synced(pulled, sent, snapshot)
                 touched.add(conversation)
             return rev is not None
         # Changed on both sides: both continuations stay, ours shown, and the whole is sent
@@ -86,7 +86,7 @@ class Taker:
             named = {"named": local.named, "pinned": local.pinned or payload.get("pinned")}
             if await self.keep(both, named, state, over_listed=True) is None:
                 return False
-            state.items[conversation] = Synced(pulled.item, pulled.rev, "", pulled.seq)
+            state.items[conversation] = _synced(pulled, "", snapshot)
             touched.add(conversation)
             return True
         title = _other_device(str(payload.get("title") or snapshot.title))
@@ -94,8 +94,73 @@ class Taker:
         if await self.keep(copy, {**payload, "named": True}, state) is None:
             return False
         touched.add(copy.id)
-        local_rev = synced.local if synced else ""
-        state.items[conversation] = Synced(pulled.item, pulled.rev, local_rev, pulled.seq)
+        state.items[conversation] = _synced(pulled, synced.local if synced else "", snapshot)
+        return True
+
+    async def take_tail(self, state: SyncState, pulled: Pulled, touched: set[str]) -> bool:
+        """Another device's turns, added to the server's copy this device took: appended here
+        when this device has not changed the conversation since, else kept beside its own as
+        versions; False when there was no room. A tail of a checkpoint this device has not
+        taken (or that a newer one took in since), or of a start it does not hold, is left:
+        the next checkpoint brings it."""
+        payload = pulled.payload or {}
+        conversation = payload.get("conversation")
+        forgot = state.forgotten.get(conversation) if isinstance(conversation, str) else None
+        if (forgot is not None and forgot[1] is not None and payload.get("base") == forgot[2]
+                and not _in_forgotten(state, str(conversation), payload)):  # fmt: skip
+            # Forgotten here, continued there since: an edit beats a deletion. It comes back
+            # whole: its checkpoint is read again, then this tail.
+            del state.forgotten[str(conversation)]
+            state.versions.pop(str(conversation), None)
+            state.again.append(forgot[1])
+            return True
+        synced = state.items.get(conversation) if isinstance(conversation, str) else None
+        added, after = payload.get("messages"), payload.get("after")
+        if synced is None or payload.get("base") != synced.seq or not isinstance(added, list):
+            return True
+        local = self.history.entry(str(conversation))
+        stored = await self.history.peek(str(conversation)) if local is not None else None
+        here = list((stored or {}).get("messages") or [])
+        if (
+            local is None
+            or stored is None
+            or not isinstance(after, int)
+            or not (0 <= after <= len(here) and digest_of(here[:after]) == payload.get("parent"))
+        ):
+            return True
+        there = [*here[:after], *added]
+        unchanged = not state.changed_here(local) and len(here) == after
+        if here[: len(there)] == there and not unchanged:  # had it (its own, or continued it)
+            synced.length, synced.digest = len(there), digest_of(there)
+            synced.tails.append((pulled.item, pulled.rev))
+            meta = (payload.get("title"), payload.get("named"), payload.get("pinned"))
+            if len(here) == len(there) and meta == (local.title, local.named, local.pinned):
+                synced.local = local.rev  # the very version this device holds: nothing to send
+            return True
+        continued = there[: len(here)] == here  # (only a name or a pin changed here)
+        shown = there if unchanged or continued else branched(here, there)
+        if shown is None:
+            return True  # (parting before any question: the next checkpoint settles it)
+        # A name given there is taken unless this device named it since; a pin from either
+        # side stays (an unpin travels with a checkpoint, as a rename alone does).
+        named_there = payload.get("named") is True and (unchanged or not local.named)
+        title = payload.get("title") if named_there else None
+        meta = {"named": named_there or local.named,
+                "pinned": local.pinned or payload.get("pinned") is True}  # fmt: skip
+        try:
+            named = title if isinstance(title, str) and title else stored["title"]
+            snapshot = from_dict({**stored, "messages": shown, "title": named,
+                                  "updated": max(stored.get("updated") or 0,
+                                                 payload.get("updated") or 0)})  # fmt: skip
+        except ValueError:
+            return True  # not what an import takes: left alone
+        snapshot = dataclasses.replace(snapshot, updated=dated(snapshot.updated, self.clock()))
+        if (rev := await self.keep(snapshot, meta, state, over_listed=True)) is None:
+            return False
+        synced.tails.append((pulled.item, pulled.rev))
+        synced.length, synced.digest = len(there), digest_of(there)
+        synced.local = rev if unchanged else ""  # (merged: the whole goes next)
+        touched.add(str(conversation))
         return True
 
     async def take_deletion(self, state: SyncState, pulled: Pulled, touched: set[str]) -> None:
@@ -147,6 +212,25 @@ class Taker:
             return None
         stored = self.history.entry(entry.id)
         return stored.rev if stored is not None else None
+
+
+def _synced(pulled: Pulled, local: str, there: Snapshot) -> Synced:
+    """The note of a checkpoint taken: the server now holds `there`, and no tail since."""
+    messages = [dict(m) for m in there.messages]
+    return Synced(pulled.item, pulled.rev, local, pulled.seq, len(messages), digest_of(messages))
+
+
+def _in_forgotten(state: SyncState, conversation: str, tail: dict[str, Any]) -> bool:
+    """Whether the version forgotten here holds `tail` (this device's own, heard back)."""
+    forgot = state.versions.get(conversation)
+    added, after, parent = tail.get("messages"), tail.get("after"), tail.get("parent")
+    if forgot is None or not isinstance(added, list) or not isinstance(after, int):
+        return False
+    digests = forgot[3]
+    end = after + len(added)
+    starts = after == 0 or (0 < after <= len(digests) and digests[after - 1] == parent)
+    grown = beginnings(added, str(parent or ""))
+    return starts and 0 < end <= len(digests) and bool(grown) and digests[end - 1] == grown[-1]
 
 
 def _replaced(deletion: dict[str, Any], stored: dict[str, Any] | None) -> bool:

@@ -189,9 +189,15 @@ class FakeRemote:
         return Pulled(item, rev, opened[1], seq=opened[0])
 
     async def push(
-        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
-    ) -> Pushed:
-        return self._write(conversation_id, expect, seq, payload)
+        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any],
+        tail: str = "",
+    ) -> Pushed:  # fmt: skip
+        return self._write(conversation_id + (f"-{tail}" if tail else ""), expect, seq, payload)
+
+    async def drop(self, item: str, expect: int) -> Pushed:
+        if self.server.down:
+            raise OSError("offline")
+        return self._answer(self.server.write(item, None, expect))
 
     async def delete(
         self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
@@ -287,3 +293,10 @@ def sealed_deletion(server: FakeServer, item: str) -> bool:
     data = server.items[item][1]
     opened = unseal(item, data) if data is not None else None
     return opened is not None and opened[1].get("deleted") is True
+
+
+def held(server: FakeServer, conversation: str) -> str:
+    """What the server holds of a conversation, its checkpoint and tails, as text."""
+    prefix = "i" + conversation
+    return "".join(data or "" for item, (_, data) in sorted(server.items.items())
+                   if item == prefix or item.startswith(prefix + "-"))  # fmt: skip

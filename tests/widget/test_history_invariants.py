@@ -399,6 +399,8 @@ class World:
             opened = unseal(item, data) if data is not None else None
             if opened is not None and isinstance(opened[1].get("conversation"), dict):
                 texts |= texts_of(opened[1]["conversation"]["messages"])
+            elif opened is not None and isinstance(opened[1].get("messages"), list):
+                texts |= texts_of(opened[1]["messages"])  # a tail: turns added
         return texts
 
     def far_device(self, action: str, pick: int) -> None:

@@ -47,10 +47,12 @@ def ten_messages_on_both(server: FakeServer) -> tuple[Device, Device, str]:
     laptop, phone = Device(server), Device(server)
     kept = laptop.keep("Plans", answers=2)  # 4 messages
     laptop.sync()
-    laptop.keep("More", answers=3, conversation_id=kept)  # 10 messages
+    laptop.keep("More", answers=3, conversation_id=kept)  # 10 messages (a tail: 6 of them)
+    laptop.sync()
+    laptop.rename(kept, "Plans, named")  # a rename alone: the checkpoint's version 2, whole
     laptop.sync()
     phone.sync()
-    assert messages(phone, kept) == 10
+    assert messages(phone, kept) == 10 and len(server.written["i" + kept]) == 2
     return laptop, phone, kept
 
 
