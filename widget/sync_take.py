@@ -133,8 +133,8 @@ class Taker:
         if here[: len(there)] == there and not unchanged:  # had it (its own, or continued it)
             synced.length, synced.digest = len(there), digest_of(there)
             synced.tails.append((pulled.item, pulled.rev))
-            meta = (payload.get("title"), payload.get("named"), payload.get("pinned"))
-            if len(here) == len(there) and meta == (local.title, local.named, local.pinned):
+            said = (payload.get("title"), payload.get("named"), payload.get("pinned"))
+            if len(here) == len(there) and said == (local.title, local.named, local.pinned):
                 synced.local = local.rev  # the very version this device holds: nothing to send
             return True
         continued = there[: len(here)] == here  # (only a name or a pin changed here)
