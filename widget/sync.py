@@ -35,6 +35,7 @@ from .ids import new_id
 from .key_value import Change, Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .sync_judge import Verdict, judge
+from .sync_move import moved_from_version_1
 from .sync_remote import Pulled, Remote
 from .sync_state import Synced, SyncState, digest_of, forget_mark, forget_mark_text
 from .sync_take import Taker
@@ -99,7 +100,8 @@ class Syncer:
         waiting, done, altered = False, [], set[Verdict]()
         try:
             if moving:
-                waiting = await self._move(state, earlier, touched)
+                waiting = await moved_from_version_1(self.taker, self.remote, state, earlier,
+                                                     touched)  # fmt: skip
             for _ in range(MAX_ROUNDS):
                 waiting = await self._pull(state, touched, altered) or waiting
                 if await self._push(state) and not state.again:
@@ -189,26 +191,6 @@ class Syncer:
         if conversation and (synced := state.items.get(conversation)) is not None:
             return conversation if synced.item == pulled.item else ""
         return next((c for c, s in state.items.items() if s.item == pulled.item), "")
-
-    async def _move(self, state: SyncState, earlier: SyncState, touched: set[str]) -> bool:
-        """The version 1 space, read whole and merged as another device's versions; wiped
-        unless some of it waits for room here (True: it is read again next round). What was
-        forgotten here and not yet deleted there becomes a deletion in the new space, so a
-        device that moves later forgets it too."""
-        for conversation in [*earlier.forgotten, *state.versions]:
-            state.forgotten.setdefault(conversation, ("", None, 0))
-        scratch = SyncState(versions=state.versions)  # (its items are version 1's)
-        waiting = False
-        for moved in await self.remote.pull_moved():
-            try:
-                taken = await self.taker.take(scratch, Pulled(moved.item, 0, moved.payload),
-                                              touched)  # fmt: skip
-            except Conflict:
-                taken = False
-            waiting = waiting or not taken
-        if not waiting:
-            await self.remote.moved()
-        return waiting
 
     # -- sending what changed here ---------------------------------------------------------
 
