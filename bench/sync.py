@@ -118,6 +118,39 @@ def planted(n: int) -> dict[str, str]:
             f"chatkeep:conv:{conversation_id}": json.dumps(snapshot)}  # fmt: skip
 
 
+LONG_MESSAGES, LONG_TITLE = 200, "A long conversation"
+#: the turn last added to the conversation open, compressed as the worker compresses (raw deflate)
+TURN_COMPRESSED = """async () => {
+  const history = await document.querySelector('chat-widget').session.getHistory();
+  const text = JSON.stringify(history.slice(-2));
+  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream('deflate-raw'));
+  return (await new Response(stream).arrayBuffer()).byteLength;
+}"""
+
+
+def planted_long() -> dict[str, str]:
+    """A conversation of 200 messages (about 60 KB of text), as the widget keeps it."""
+    messages = [{"role": ("user", "assistant")[i % 2],
+                 "content": f"Message {i}: " + " ".join(f"word{(i * 13 + j) % 991}"
+                                                       for j in range(40))}
+                for i in range(LONG_MESSAGES)]  # fmt: skip
+    updated = 1_700_000_000_000
+    snapshot = {
+        "version": 1,
+        "id": "bench-long",
+        "title": LONG_TITLE,
+        "created": updated,
+        "updated": updated,
+        "model": "demo",
+        "thinking": "off",
+        "messages": messages,
+    }
+    meta = {"v": 1, "title": LONG_TITLE, "updated": updated, "rev": "r-long",
+            "size": LONG_MESSAGES}  # fmt: skip
+    return {"chatkeep:meta:bench-long": json.dumps(meta),
+            "chatkeep:conv:bench-long": json.dumps(snapshot)}  # fmt: skip
+
+
 HOST = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>sync</title>
 <script type="module" src="/static/chat-widget.js"></script></head>
 <body><chat-widget history="local" ATTRIBUTES style="height:90vh"></chat-widget></body></html>"""
@@ -167,7 +200,8 @@ def bench_sync_browser() -> list[dict[str, Any]]:
         with ChatkeepServer("--sync-store", store, "--rate-limit", "0") as server:
             browser = playwright.chromium.launch(**launch_options())
             laptop = device(browser, server.url)
-            entries = {k: v for n in range(CONVERSATIONS) for k, v in planted(n).items()}
+            entries = {k: v for n in range(1, CONVERSATIONS) for k, v in planted(n).items()}
+            entries |= planted_long()
             plant = "e => { for (const [k, v] of Object.entries(e)) localStorage.setItem(k, v); }"
             laptop.evaluate(plant, entries)
             laptop.reload()
@@ -200,35 +234,23 @@ def bench_sync_browser() -> list[dict[str, Any]]:
             received = time.perf_counter() - start
             assert items.count() == CONVERSATIONS
 
-            # A change made on the laptop shows on the phone, open and left alone (no reload,
-            # no focus): the laptop's round after the change, the server's event, the phone's.
-            laptop.get_by_role("button", name="Back").click()
-            arrivals = []
-            session = "document.querySelector('chat-widget').session"
-            for n in range(LIVE_RUNS):
-                laptop.evaluate(f"t => {session}.send(t).then(() => {session}.settled())",
-                                f"Live change {n}")  # fmt: skip
-                kept = time.perf_counter()
-                live = laptop.evaluate(f"{session}.conversationId")
-                phone.wait_for_function(ARRIVED, arg=[live, 2 * (n + 1)], timeout=60_000)
-                arrivals.append(time.perf_counter() - kept)
-
-            # A change uploads about the conversation's compressed size.
+            # One turn added to the 200-message conversation, on the phone: what it uploads, and
+            # what the laptop downloads to take it, against that turn compressed.
             uploads: list[int] = []
+            downloads: list[Any] = []
             phone.on("request", lambda r: uploads.append(len(r.post_data_buffer or b""))
                      if r.method == "PUT" and "/api/sync/" in r.url else None)  # fmt: skip
-            items.first.get_by_role("button").first.click()  # a 10 KB conversation, opened
-            phone.evaluate("document.querySelector('chat-widget').session.send('One more turn')")
-            phone.wait_for_timeout(500)
-            phone.wait_for_function("document.querySelector('chat-widget').session.busy === false")
-            deadline = time.monotonic() + 15
-            while not uploads and time.monotonic() < deadline:
-                phone.wait_for_timeout(100)
-            packed = phone.evaluate("""() => {
-              const id = document.querySelector('chat-widget').session.conversationId;
-              const value = localStorage.getItem('chatkeep:conv:' + id) || '';
-              return Number(value.split('~')[2] || 0);
-            }""")
+            laptop.on("response", lambda r: downloads.append(r) if r.request.method == "GET"
+                      and "/api/sync/" in r.url and "since=" in r.url else None)  # fmt: skip
+            phone.get_by_role("list", name="Conversations", exact=True).get_by_role(
+                "button", name=LONG_TITLE).click()  # fmt: skip
+            session = "document.querySelector('chat-widget').session"
+            phone.evaluate(f"t => {session}.send(t).then(() => {session}.settled())",
+                           "One more turn")  # fmt: skip
+            long_id = phone.evaluate(f"{session}.conversationId")
+            laptop.wait_for_function(ARRIVED, arg=[long_id, LONG_MESSAGES + 2], timeout=60_000)
+            turn = phone.evaluate(TURN_COMPRESSED)
+            uploaded, downloaded = sum(uploads), sum(len(r.body()) for r in downloads)
 
             # The first token, with a round of sync starting as the person sends, against a
             # page without sync, alternating. That page holds the same history and has the
@@ -240,19 +262,29 @@ def bench_sync_browser() -> list[dict[str, Any]]:
                                     ".then(() => true)")  # fmt: skip
             plain.get_by_role("button", name="History").click()
             plain.get_by_role("list", name="Conversations", exact=True).get_by_role(
-                "listitem"
-            ).first.get_by_role("button").first.click()
-            plain.evaluate("document.querySelector('chat-widget').session.send('One more turn')")
-            plain.wait_for_timeout(500)
-            plain.wait_for_function("document.querySelector('chat-widget').session.busy === false")
+                "button", name=LONG_TITLE).click()  # fmt: skip
+            plain.evaluate(f"t => {session}.send(t).then(() => {session}.settled())",
+                           "One more turn")  # fmt: skip
             same = "document.querySelector('chat-widget').session.conversationId"
             assert plain.evaluate(same) == phone.evaluate(same)  # the same conversation
             with_sync, without = [], []
             for n in range(FIRST_TOKEN_RUNS):
                 with_sync.append(phone.evaluate(FIRST_TOKEN, f"Question {n}"))
                 without.append(plain.evaluate(FIRST_TOKEN, f"Question {n}"))
+
+            # A change made on the laptop shows on the phone, open and left alone (no reload,
+            # no focus): the laptop's round after the change, the server's event, the phone's.
+            laptop.get_by_role("button", name="Back").click()
+            arrivals = []
+            for n in range(LIVE_RUNS):
+                laptop.evaluate(f"t => {session}.send(t).then(() => {session}.settled())",
+                                f"Live change {n}")  # fmt: skip
+                kept = time.perf_counter()
+                live = laptop.evaluate(f"{session}.conversationId")
+                phone.wait_for_function(ARRIVED, arg=[live, 2 * (n + 1)], timeout=60_000)
+                arrivals.append(time.perf_counter() - kept)
             browser.close()
-    upload_ratio = (uploads[-1] / packed) if uploads and packed else float("inf")
+    allowed = 2 * turn + 1024
     on, off = statistics.median(with_sync), statistics.median(without)
     return [
         row(f"sync: a new device receives {CONVERSATIONS} conversations "
@@ -260,8 +292,10 @@ def bench_sync_browser() -> list[dict[str, Any]]:
         row(f"sync: a change shows on another open device, no reload or focus (median of "
             f"{LIVE_RUNS}; spread {min(arrivals):.1f}-{max(arrivals):.1f} s)",
             statistics.median(arrivals), 5, " s"),
-        row(f"sync: a change uploads / the conversation compressed ({uploads[-1] if uploads else 0}"
-            f" / {packed} bytes)", upload_ratio, 1.1, "x"),
+        row(f"sync: a turn added to a {LONG_MESSAGES}-message conversation uploads / (2 x the turn"
+            f" compressed + 1 KB) ({uploaded} / {allowed} bytes)", uploaded / allowed, 1, "x"),
+        row(f"sync: another device downloads it / (2 x the turn compressed + 1 KB) ({downloaded}"
+            f" / {allowed} bytes)", downloaded / allowed, 1, "x"),
         row(f"sync: first token with a round starting, against no sync ({on:.0f} / {off:.0f} ms,"
             f" median of {FIRST_TOKEN_RUNS})", on / off if off else float("inf"), 1.1, "x"),
     ]  # fmt: skip
