@@ -24,20 +24,18 @@ is kept beside the history."""
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import Awaitable, Callable, Collection
-from typing import Any
 
 from .errors import WidgetError
 from .history import Entry, History
-from .ids import new_id
 from .key_value import Change, Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .sync_judge import Verdict, judge
 from .sync_move import moved_from_version_1
 from .sync_remote import Pulled, Remote
-from .sync_state import Synced, SyncState, digest_of, forget_mark, forget_mark_text
+from .sync_send import Sender, past_own
+from .sync_state import Synced, SyncState, forget_mark, forget_mark_text
 from .sync_take import Taker
 from .sync_versions import PAYLOAD_VERSION, conversation_of
 from .texts import Notice, notice
@@ -48,9 +46,6 @@ MAX_ROUNDS = 3
 #: says there is more cannot hold a round, nor "Stop syncing" waiting for it, for ever
 MAX_PAGES = 100
 ALTERED = (Verdict.KEEP_OURS, Verdict.REPLAY)
-#: tails a conversation gathers since its checkpoint, and their bytes, before it is written
-#: whole again (the tails then go): a new device reads about one item per conversation
-TAILS, TAIL_BYTES = 20, 16 * 1024
 
 
 class Syncer:
@@ -71,6 +66,7 @@ class Syncer:
         self.history = history
         # (milliseconds: a time far off is taken as now, as an import does)
         self.taker = Taker(history, clock, live)
+        self.sender = Sender(remote)
         self.remote = remote
         self.store = store
         self.keys = storage_key("sync", prefix)  # the state, marks, the code: this device's
@@ -79,6 +75,7 @@ class Syncer:
         self.alert = alert
         self._told_no_room = False  # said once while another device's version waits for room
         self._told_altered = False  # said once while the server keeps altering items
+        self._told_too_large: set[str] = set()  # conversations said to hold a turn too large
         # From now on, forgetting a conversation here marks it, in the same batch, for a round.
         history.forget_marks = self._forget_marks
 
@@ -205,7 +202,7 @@ class Syncer:
             if pushed.written:
                 del state.forgotten[conversation]
                 state.gone[pushed.item] = (seq + 1, conversation)
-                _past_own(state, pushed.rev)
+                past_own(state, pushed.rev)
             else:
                 settled = False
         for entry in self.history.entries():
@@ -216,65 +213,16 @@ class Syncer:
                 continue
             payload = {"v": PAYLOAD_VERSION, "conversation": snapshot, "title": entry.title,
                        "named": entry.named, "pinned": entry.pinned}  # fmt: skip
-            if not await self._send(state, entry, payload):
-                settled = False
+            try:
+                if not await self.sender.send(state, entry, payload):
+                    settled = False
+            except WidgetError as refused:  # (one turn alone too large: the others still go)
+                if refused.code != "sync_too_large":
+                    raise
+                if entry.id not in self._told_too_large:
+                    self.alert(refused.notice())
+                self._told_too_large.add(entry.id)
         return settled
-
-    async def _send(self, state: SyncState, entry: Entry, payload: dict[str, Any]) -> bool:
-        """One conversation changed here: the turns added since the server's copy as a tail
-        (`_send_tail`), else the whole as its checkpoint's next version; False when another
-        device wrote first."""
-        synced = state.items.get(entry.id)
-        messages = payload["conversation"].get("messages") or []
-        if synced is not None and await self._send_tail(state, entry, synced, payload):
-            return True
-        expect, seq = (synced.rev, synced.seq + 1) if synced else (None, 1)
-        pushed = await self.remote.push(entry.id, expect, seq, payload)
-        if not pushed.written and synced is None and pushed.rev is not None:
-            deleted = state.gone.get(pushed.item)
-            if deleted is not None and deleted[1] == entry.id:
-                expect, seq = pushed.rev, deleted[0] + 1
-                pushed = await self.remote.push(entry.id, expect, seq, payload)
-        if not (pushed.written and pushed.rev is not None):
-            return False
-        state.items[entry.id] = Synced(pushed.item, pushed.rev, entry.rev, seq, len(messages),
-                                       digest_of(messages))  # fmt: skip
-        state.gone.pop(pushed.item, None)
-        _past_own(state, pushed.rev)
-        for item, rev in synced.tails if synced else ():  # taken in by the checkpoint
-            with contextlib.suppress(WidgetError, OSError):
-                _past_own(state, (await self.remote.drop(item, rev)).rev)
-        return True
-
-    async def _send_tail(
-        self, state: SyncState, entry: Entry, synced: Synced, payload: dict[str, Any]
-    ) -> bool:
-        """The turns added here since the server's copy (with the name and pin), as a tail of
-        their own: a turn costs about its own size, whatever the conversation's length. Not
-        when the conversation changed otherwise (a retry, an edit, a merge, a rename or a pin
-        alone: the whole goes), nor past `TAILS` tails or `TAIL_BYTES` since the checkpoint
-        (it is written anew)."""
-        messages = payload["conversation"].get("messages") or []
-        if not synced.holds(messages) or len(synced.tails) >= TAILS:
-            return False
-        added = messages[synced.length :]
-        if not added:
-            return False  # a rename or a pin alone: the checkpoint carries it
-        size = len(json.dumps(added, ensure_ascii=False))
-        if synced.tail_bytes + size > TAIL_BYTES:
-            return False
-        tail = {"v": PAYLOAD_VERSION, "tail": True, "conversation": entry.id, "base": synced.seq,
-                "after": synced.length, "parent": synced.digest, "messages": added,
-                "updated": payload["conversation"].get("updated"), "title": entry.title,
-                "named": entry.named, "pinned": entry.pinned}  # fmt: skip
-        pushed = await self.remote.push(entry.id, None, 1, tail, new_id())
-        if not (pushed.written and pushed.rev is not None):
-            return False
-        synced.tails.append((pushed.item, pushed.rev))
-        synced.tail_bytes += size
-        synced.length, synced.digest, synced.local = len(messages), digest_of(messages), entry.rev
-        _past_own(state, pushed.rev)
-        return True
 
 
 def _named(pulled: Pulled) -> str:
@@ -282,10 +230,3 @@ def _named(pulled: Pulled) -> str:
     payload = pulled.payload or {}
     named = payload.get("conversation")
     return named if isinstance(named, str) else conversation_of(payload)
-
-
-def _past_own(state: SyncState, rev: int | None) -> None:
-    """A write that took the revision right after the cursor: nothing came between, so the
-    cursor moves past it, and this device never downloads its own write again (no echo)."""
-    if rev is not None and rev == state.cursor + 1:
-        state.cursor = rev

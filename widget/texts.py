@@ -66,6 +66,8 @@ TEXTS = {
     "device shows.",
     "sync_altered": "The sync server sent an altered or older copy of a conversation. This "
     "device kept its own.",
+    "sync_too_large": "“{title}” has a turn too large for the sync server, so it is not "
+    "synced: it stays on this device.",
     "storage_full": "This conversation is too large for this browser's storage. It stays open "
     "here, but it will not be kept after you close the page.",
     "storage_full_of_pins": "This browser's storage is full of pinned conversations. Unpin or "

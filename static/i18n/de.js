@@ -194,5 +194,6 @@ export default {
   "error.sync_stalled": "Der Sync-Server meldete immer wieder weitere Änderungen, ohne welche zu senden, daher wurde diese Runde beendet. Änderungen werden später synchronisiert.",
   "error.sync_code_mistyped": "Dieser Sync-Code ist vertippt. Vergleiche ihn mit dem Code, den das andere Gerät zeigt.",
   "error.sync_altered": "Der Sync-Server hat eine veränderte oder ältere Kopie einer Unterhaltung gesendet. Dieses Gerät hat seine eigene behalten.",
+  "error.sync_too_large": "„{title}“ enthält einen Beitrag, der für den Sync-Server zu groß ist, und wird daher nicht synchronisiert: Die Unterhaltung bleibt auf diesem Gerät.",
   "error.sync_key_short": "Der Sync-Schlüssel der Seite ist zu schwach, um einen Verlauf sicher aufzubewahren: Er braucht mindestens {length} Zeichen, davon mindestens {distinct} verschiedene.",
 };

@@ -38,6 +38,7 @@ export default {
   "error.sync_stalled": "The sync server kept saying more changes were waiting without sending any, so this round stopped. Changes sync later.",
   "error.sync_code_mistyped": "This sync code is mistyped. Check it against the code the other device shows.",
   "error.sync_altered": "The sync server sent an altered or older copy of a conversation. This device kept its own.",
+  "error.sync_too_large": "“{title}” has a turn too large for the sync server, so it is not synced: it stays on this device.",
   "error.sync_key_short": "The site's sync key is too weak to keep a history safe: it needs at least {length} characters, of at least {distinct} different ones.",
   "error.sync_off": "This chat server does not keep synced history.",
   "error.sync_conflict": "This conversation changed on another device meanwhile.",

@@ -126,6 +126,7 @@ export default {
   "error.sync_stalled": "El servidor de sincronización decía una y otra vez que había más cambios sin enviar ninguno, así que esta ronda se detuvo. Los cambios se sincronizarán más tarde.",
   "error.sync_code_mistyped": "Este código de sincronización tiene un error. Compáralo con el código que muestra el otro dispositivo.",
   "error.sync_altered": "El servidor de sincronización envió una copia alterada o más antigua de una conversación. Este dispositivo conservó la suya.",
+  "error.sync_too_large": "«{title}» tiene un turno demasiado grande para el servidor de sincronización, así que no se sincroniza: se queda en este dispositivo.",
   "error.sync_key_short": "La clave de sincronización del sitio es demasiado débil para proteger un historial: necesita al menos {length} caracteres, de al menos {distinct} distintos.",
   "error.sync_off": "Este servidor de chat no guarda historial sincronizado.",
   "error.sync_conflict": "Esta conversación ha cambiado mientras tanto en otro dispositivo.",

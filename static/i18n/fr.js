@@ -126,6 +126,7 @@ export default {
   "error.sync_stalled": "Le serveur de synchronisation annonçait sans cesse d’autres changements sans en envoyer aucun : cette synchronisation s’est arrêtée. Les changements seront synchronisés plus tard.",
   "error.sync_code_mistyped": "Ce code de synchronisation contient une faute de frappe. Comparez-le au code qu’affiche l’autre appareil.",
   "error.sync_altered": "Le serveur de synchronisation a envoyé une copie modifiée ou plus ancienne d’une conversation. Cet appareil a gardé la sienne.",
+  "error.sync_too_large": "« {title} » contient un échange trop volumineux pour le serveur de synchronisation : elle n’est pas synchronisée et reste sur cet appareil.",
   "error.sync_key_short": "La clé de synchronisation du site est trop faible pour protéger un historique : il lui faut au moins {length} caractères, dont au moins {distinct} différents.",
   "error.sync_off": "Ce serveur de chat ne garde pas d’historique synchronisé.",
   "error.sync_conflict": "Cette conversation a été modifiée entre-temps sur un autre appareil.",

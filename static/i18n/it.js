@@ -125,6 +125,7 @@ export default {
   "error.sync_stalled": "Il server di sincronizzazione continuava a dire che c’erano altre modifiche senza inviarne nessuna, quindi questo giro si è fermato. Le modifiche si sincronizzeranno più tardi.",
   "error.sync_code_mistyped": "Questo codice di sincronizzazione contiene un errore di battitura. Confrontalo con il codice mostrato dall'altro dispositivo.",
   "error.sync_altered": "Il server di sincronizzazione ha inviato una copia alterata o più vecchia di una conversazione. Questo dispositivo ha tenuto la propria.",
+  "error.sync_too_large": "«{title}» contiene un turno troppo grande per il server di sincronizzazione, quindi non viene sincronizzata: resta su questo dispositivo.",
   "error.sync_key_short": "La chiave di sincronizzazione del sito è troppo debole per proteggere una cronologia: servono almeno {length} caratteri, di almeno {distinct} diversi.",
   "error.sync_off": "Questo server di chat non conserva una cronologia sincronizzata.",
   "error.sync_conflict": "Nel frattempo questa conversazione è cambiata su un altro dispositivo.",

@@ -126,6 +126,7 @@ export default {
   "error.sync_stalled": "O servidor de sincronização continuava dizendo que havia mais alterações sem enviar nenhuma, então esta rodada parou. As alterações serão sincronizadas mais tarde.",
   "error.sync_code_mistyped": "Este código de sincronização foi digitado errado. Compare-o com o código que o outro aparelho mostra.",
   "error.sync_altered": "O servidor de sincronização enviou uma cópia alterada ou mais antiga de uma conversa. Este aparelho manteve a sua.",
+  "error.sync_too_large": "“{title}” tem uma mensagem grande demais para o servidor de sincronização, então não é sincronizada: fica neste aparelho.",
   "error.sync_key_short": "A chave de sincronização do site é fraca demais para proteger um histórico: ela precisa de pelo menos {length} caracteres, de pelo menos {distinct} diferentes.",
   "error.sync_off": "Este servidor de chat não guarda histórico sincronizado.",
   "error.sync_conflict": "Esta conversa mudou em outro aparelho nesse meio-tempo.",

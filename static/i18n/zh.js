@@ -122,6 +122,7 @@ export default {
   "error.sync_stalled": "同步服务器一直说还有更多更改，却没有发送任何内容，因此本轮同步已停止。更改将在稍后同步。",
   "error.sync_code_mistyped": "此同步码输入有误。请与另一台设备上显示的同步码核对。",
   "error.sync_altered": "同步服务器发来了一份被篡改或更旧的对话副本。此设备保留了自己的版本。",
+  "error.sync_too_large": "“{title}”中有一轮对话对同步服务器来说太大，因此不会同步：它会保留在此设备上。",
   "error.sync_key_short": "网站的同步密钥太弱，无法安全地保存历史记录：至少需要 {length} 个字符，其中至少 {distinct} 个互不相同。",
   "error.sync_off": "此聊天服务器不保存同步的历史记录。",
   "error.sync_conflict": "这段对话在此期间已在另一台设备上被修改。",

@@ -213,6 +213,7 @@ def said_about_sync() -> list[Notice]:
             WidgetError.said("sync_key_short", length=32, distinct=16).notice(),
             WidgetError.said("sync_stalled").notice(), WidgetError.said("sync_code_mistyped")
             .notice(), notice("sync_altered"),
+            WidgetError.said("sync_too_large", title="Plans").notice(),
             of(APIError.said(410, "sync_pairing_gone", minutes=10))]  # fmt: skip
 
 

@@ -67,6 +67,8 @@ class FakeServer:
         self.written: dict[str, list[str]] = {}
         #: a version 1 space still held for the move: item -> payload
         self.v1: dict[str, dict[str, Any]] | None = None
+        #: the body limit (`--max-body-bytes`): a larger write is refused (413)
+        self.max_bytes: int | None = None
         #: "Change sync code" wiped it: every request is refused (410)
         self.wiped = False
         #: the next read answers "more" from where it was asked (`attack`)
@@ -209,6 +211,10 @@ class FakeRemote:
     ) -> Pushed:
         if self.server.down:
             raise OSError("offline")
+        body = len(json.dumps(payload))
+        if self.server.max_bytes is not None and body > self.server.max_bytes:
+            raise WidgetError(f"The request body is larger than the limit of "
+                              f"{self.server.max_bytes} bytes.", code="body_too_large")  # fmt: skip
         item = "i" + conversation_id
         return self._answer(self.server.write(item, seal(item, seq, payload), expect))
 

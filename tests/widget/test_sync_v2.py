@@ -375,3 +375,38 @@ def test_change_sync_code_wipes_the_old_space_and_stops_its_other_devices() -> N
     assert [e["title"] for e in listing(phone.conversations)]
     run(phone.start_sync(new))
     assert run(phone.sync_status())["connected"] is True
+
+
+# -- no size stops a conversation ------------------------------------------------------------
+
+
+def test_a_conversation_too_large_for_one_request_syncs_in_parts(server: FakeServer) -> None:
+    """Version 1: past the body limit a conversation never synced, and held back every older
+    one behind it."""
+    laptop, phone = Device(server), Device(server)
+    older = laptop.keep("Older", answers=1)
+    laptop.sync()
+    server.max_bytes = 3_000  # (a 1 MiB limit, scaled down)
+    long = laptop.keep("A long conversation " + "x" * 200, answers=40)  # about 20 KB
+    laptop.keep("More to the older one", conversation_id=older)
+    laptop.sync()
+    phone.sync()
+    assert messages(phone, long) == 80 and messages(phone, older) == 4
+    assert laptop.heard == []
+    laptop.keep("And one more turn", conversation_id=long)
+    laptop.sync()
+    phone.sync()
+    assert messages(phone, long) == 82
+
+
+def test_a_turn_too_large_alone_is_said_once_and_holds_nothing_back(server: FakeServer) -> None:
+    laptop, phone = Device(server), Device(server)
+    server.max_bytes = 3_000
+    huge = laptop.keep("Huge " + "y" * 5_000)
+    fine = laptop.keep("Fine")
+    laptop.sync()
+    laptop.sync()
+    phone.sync()
+    assert phone.history.entry(fine) is not None and phone.history.entry(huge) is None
+    assert [n["code"] for n in laptop.heard] == ["sync_too_large"]
+    assert "stays on this device" in laptop.heard[0]["message"]
