@@ -17,7 +17,7 @@ version) are skipped and never written over or removed.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Collection
 from typing import Any, Protocol
 
 from .config import DEFAULT_MAX_CONVERSATIONS, DEFAULT_PREFIX
@@ -28,7 +28,7 @@ from .key_value import Change, Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .snapshots import Snapshot, dumps, read_snapshot
 
-__all__ = ["Entry", "History", "Kept", "newest_first", "no_marks", "parse_meta"]
+__all__ = ["NOT_SYNCED", "Entry", "History", "Kept", "SyncHook", "newest_first", "parse_meta"]
 
 
 class Kept(Protocol):
@@ -49,9 +49,38 @@ class Kept(Protocol):
     async def accept(self, conversation_id: str) -> None: ...
 
 
-async def no_marks(entry: Entry) -> list[Change]:
-    """Forgetting writes nothing beside the removal (no synced history)."""
-    return []
+class SyncHook(Protocol):
+    """What synced history asks of the history it syncs, all in one place (`History.sync`;
+    `widget.sync.Syncer` is the one that does)."""
+
+    def backed_up(self, entry: Entry) -> bool:
+        """On the server as it is here: such conversations go first when the store is full."""
+        ...
+
+    async def forget_marks(self, entry: Entry) -> list[Change]:
+        """What forgetting it writes beside its removal, in the same batch: a mark that it is
+        to be deleted on the server too."""
+        ...
+
+    def heard(self, conversation_id: str, forgotten: bool) -> None:
+        """This tab kept, pinned or forgot it (`forgotten`): a round sends it soon."""
+        ...
+
+
+class NotSynced:
+    """The hook of a history that syncs nowhere."""
+
+    def backed_up(self, entry: Entry) -> bool:
+        return False
+
+    async def forget_marks(self, entry: Entry) -> list[Change]:
+        return []
+
+    def heard(self, conversation_id: str, forgotten: bool) -> None:
+        return None
+
+
+NOT_SYNCED = NotSynced()
 
 
 class History:
@@ -69,15 +98,8 @@ class History:
         # storage means another tab has moved that conversation on since.
         self._known: dict[str, str] = {}
         self._meta_texts: dict[str, str] = {}
-        #: told of each conversation this tab kept, pinned or forgot (True): synced history
-        #: sends what changed (`widget.synced`)
-        self.watcher: Callable[[str, bool], None] = lambda conversation_id, forgotten: None
-        #: whether a conversation is on synced history's server as it is here: those are
-        #: given up first when the store is full (`widget.sync`)
-        self.backed_up: Callable[[Entry], bool] = lambda entry: False
-        #: what forgetting a conversation writes beside its removal, in the same batch: synced
-        #: history's mark that it is to be deleted on the server too (`widget.sync`)
-        self.forget_marks: Callable[[Entry], Awaitable[list[Change]]] = no_marks
+        #: synced history's one hook into this history (`SyncHook`), while it syncs
+        self.sync: SyncHook = NOT_SYNCED
 
     async def load(self) -> None:
         """Build the list from the meta keys (one trip); unreadable entries are skipped."""
@@ -155,9 +177,10 @@ class History:
         if snapshot.id in known:
             expect[self._meta_key(snapshot.id)] = known[snapshot.id]
         entries = self.entries()
+        backed_up = {e.id for e in entries if self.sync.backed_up(e)}
         plan = KeepPlan.first(snapshot, entries, limit=self.limit, named=named,
                               pending=pending, spare=spare, expect=expect, make_room=make_room,
-                              backed_up={e.id for e in entries if self.backed_up(e)})  # fmt: skip
+                              backed_up=backed_up)  # fmt: skip
         if plan is None:
             raise StorageFull.said("storage_full")
         while True:
@@ -189,7 +212,7 @@ class History:
         self._meta_texts[snapshot.id] = meta
         if not over_listed:
             self._known[snapshot.id] = meta
-        self.watcher(snapshot.id, False)
+        self.sync.heard(snapshot.id, False)
         return stored
 
     def _changes(self, plan: KeepPlan, meta: str) -> list[Change]:
@@ -223,7 +246,7 @@ class History:
             self._meta_texts[conversation_id] = changed
             if self._known.get(conversation_id) == text:
                 self._known[conversation_id] = changed
-            self.watcher(conversation_id, False)
+            self.sync.heard(conversation_id, False)
             return
         raise WidgetError.said("changing_elsewhere")
 
@@ -249,10 +272,10 @@ class History:
     async def forget(self, conversation_id: str) -> None:
         # The mark last: the removals make room for it, so a full store never stops a forget.
         entry = self._entries.get(conversation_id)
-        marks = await self.forget_marks(entry) if entry is not None else []
+        marks = await self.sync.forget_marks(entry) if entry is not None else []
         await self.store.write([*self._removal(conversation_id), *marks])
         self._drop(conversation_id)
-        self.watcher(conversation_id, True)
+        self.sync.heard(conversation_id, True)
 
     async def changed(self, key: str) -> bool:
         """Another tab changed `key`: refresh that entry. True when the list changed."""

@@ -62,6 +62,7 @@ class Syncer:
         alert: Callable[[Notice], None],
         live: Callable[[], Collection[str]] = tuple,
         clock: Callable[[], int] = lambda: int(time.time() * 1000),
+        heard: Callable[[str, bool], None] = lambda conversation_id, forgotten: None,
     ) -> None:
         self.history = history
         # (milliseconds: a time far off is taken as now, as an import does)
@@ -76,12 +77,23 @@ class Syncer:
         self._told_no_room = False  # said once while another device's version waits for room
         self._told_altered = False  # said once while the server keeps altering items
         self._told_too_large: set[str] = set()  # conversations said to hold a turn too large
-        # From now on, forgetting a conversation here marks it, in the same batch, for a round.
-        history.forget_marks = self._forget_marks
+        self._known = SyncState()  # what the last round left: which versions the server holds
+        self._heard = heard
+        # From now on, this is synced history's hook into the history (`SyncHook`): a forget
+        # marks the conversation in the same batch, for a round; a change is heard.
+        history.sync = self
 
-    async def _forget_marks(self, entry: Entry) -> list[Change]:
+    # -- the history's hook (`widget.history.SyncHook`) ----------------------------------------
+
+    def backed_up(self, entry: Entry) -> bool:
+        return not self._known.changed_here(entry)
+
+    async def forget_marks(self, entry: Entry) -> list[Change]:
         stored = await self.history.peek(entry.id)
         return [(self.marks + entry.id, forget_mark_text(entry, stored))]
+
+    def heard(self, conversation_id: str, forgotten: bool) -> None:
+        self._heard(conversation_id, forgotten)
 
     async def sync(self) -> None:
         """One round, repeated while another device wrote first (`MAX_ROUNDS`)."""
@@ -110,8 +122,7 @@ class Syncer:
             # is told what changed all the same.
             with contextlib.suppress(StorageFull):
                 await self.store.write([(self.key, state.to_json()), *((k, None) for k in done)])
-            known = SyncState(state.cursor, dict(state.items))
-            self.history.backed_up = lambda entry: not known.changed_here(entry)
+            self._known = SyncState(state.cursor, dict(state.items))
             if touched:
                 await self.changed(touched)
         if waiting and not self._told_no_room:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .claims import Locks
 from .conversations import Conversations
 from .errors import WidgetError
-from .history import History, no_marks
+from .history import NOT_SYNCED, History
 from .key_value import KeyValue
 from .snapshots import from_dict
 from .sync_device import DeviceSpace
@@ -208,8 +208,7 @@ class SyncedHistory:
     def _leave(self) -> None:
         self._syncer, self._print, self._reason, self._code = None, None, None, None
         if self._history is not None:
-            self._history.backed_up = lambda entry: False  # no longer sent anywhere
-            self._history.forget_marks = no_marks
+            self._history.sync = NOT_SYNCED  # no longer sent anywhere
         self._set(OFF)
 
     async def _changed_elsewhere(self, key: str) -> None:
@@ -241,8 +240,8 @@ class SyncedHistory:
         self._syncer = Syncer(
             self._history, self.remote, self._store, self._history.prefix, self._taken,
             self.conversations.listener.alert, live=self.conversations.keeper.live,
+            heard=self._heard,
         )  # fmt: skip
-        self._history.watcher = self._heard
         await self.remote.listen()
 
     async def _leave_space(self, *, sign_out: bool) -> None:

@@ -229,9 +229,9 @@ def test_after_stopping_sync_room_is_made_oldest_first_again(server: FakeServer)
     phone.sync()
     run(synced.start_sync())
     (entry,) = history.entries()
-    assert history.backed_up(entry)  # on the server as it is here: given up first
+    assert history.sync.backed_up(entry)  # on the server as it is here: given up first
     run(synced.stop_sync())
-    assert not history.backed_up(entry)  # sent nowhere now
+    assert not history.sync.backed_up(entry)  # sent nowhere now
 
 
 def synced_tab(server: FakeServer) -> tuple[Conversations, SyncedHistory, list[str]]:
