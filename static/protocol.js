@@ -79,6 +79,25 @@ export const WORKER_CALLS = Object.freeze([
   "syncPair", "syncUnpair", "syncDrop",
 ]);
 
+/** The request of each of synced history's calls on the worker (widget/protocol.py `SYNC_CALLS`). */
+export const SYNC_CALLS = Object.freeze({
+  syncOpen: { secret: "string", keepAs: "string", fresh: "boolean" },
+  syncKnownBefore: { secret: "string" },
+  syncResume: { keptAs: "string" },
+  syncForget: { keptAs: "string" },
+  syncListen: {},
+  syncPull: { since: "number" },
+  syncPush: { conversation: "string", expect: "number|null", seq: "number", tail: "string", payload: "object" },
+  syncDelete: { conversation: "string", expect: "number|null", seq: "number", payload: "object" },
+  syncDrop: { item: "string", expect: "number" },
+  syncMoving: {},
+  syncPullMoved: {},
+  syncMoved: {},
+  syncWipe: {},
+  syncPair: { secret: "string" },
+  syncUnpair: { link: "string" },
+});
+
 /**
  * The storage keys of one kept conversation, `<prefix>:<kind>:<id>`: its line in the list and
  * its snapshot (packed by the worker). Python writes them; the page reads them before it runs.

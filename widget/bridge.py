@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import traceback
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pyodide.ffi import JsException  # type: ignore[import-not-found]
 
@@ -32,9 +32,7 @@ from .protocol import CONFLICT, FULL
 from .sessions import Session
 from .synced import SyncedHistory
 from .texts import notice
-
-if TYPE_CHECKING:
-    from .sync_remote import Moved, Page, Pushed
+from .worker_sync import WorkerSync
 
 Json = str
 
@@ -148,88 +146,9 @@ class PageHostStore:
         await self._call("forget", conversation_id)
 
 
-class WorkerSync:
-    """Synced history's server, through the worker: it derives the keys, encrypts and
-    decrypts (WebCrypto), and speaks `/api/sync`; Python sees conversations only."""
-
-    def __init__(self, worker: Any) -> None:
-        self.worker = worker
-
-    async def _ask(self, method: str, request: dict[str, Any]) -> Any:
-        try:
-            return json.loads(await getattr(self.worker, method)(_dumps(request)))
-        except JsException as exc:
-            raise _js_error(exc, WidgetError) from exc
-
-    async def open(self, secret: str, keep_as: str, fresh: bool = False) -> str:
-        opening = {"secret": secret, "keepAs": keep_as, "fresh": fresh}
-        return str(await self._ask("syncOpen", opening))
-
-    async def known_before(self, secret: str) -> bool:
-        return bool(await self._ask("syncKnownBefore", {"secret": secret}))
-
-    async def resume(self, kept_as: str) -> str | None:
-        space: str | None = await self._ask("syncResume", {"keptAs": kept_as})
-        return space
-
-    async def forget(self, kept_as: str) -> None:
-        await self._ask("syncForget", {"keptAs": kept_as})
-
-    async def listen(self) -> None:
-        await self._ask("syncListen", {})
-
-    async def wipe(self) -> None:
-        await self._ask("syncWipe", {})
-
-    async def pair(self, secret: str) -> str:
-        return str(await self._ask("syncPair", {"secret": secret}))
-
-    async def unpair(self, link: str) -> str:
-        return str(await self._ask("syncUnpair", {"link": link}))
-
-    # widget.sync is imported once a device connects (widget/synced.py), before any of these.
-
-    async def pull(self, since: int) -> Page:
-        from .sync_remote import Page, Pulled
-
-        page = await self._ask("syncPull", {"since": since})
-        items = [Pulled(i["item"], i["rev"], i.get("payload"), i.get("readable", True),
-                        i.get("seq", 0)) for i in page["items"]]  # fmt: skip
-        return Page(items, page["cursor"], page["more"])
-
-    async def push(
-        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any],
-        tail: str = "",
-    ) -> Pushed:  # fmt: skip
-        version = {"conversation": conversation_id, "expect": expect, "seq": seq, "tail": tail}
-        return _pushed(await self._ask("syncPush", version | {"payload": payload}))
-
-    async def drop(self, item: str, expect: int) -> Pushed:
-        return _pushed(await self._ask("syncDrop", {"item": item, "expect": expect}))
-
-    async def delete(
-        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
-    ) -> Pushed:
-        version = {"conversation": conversation_id, "expect": expect, "seq": seq}
-        return _pushed(await self._ask("syncDelete", version | {"payload": payload}))
-
-    async def moving(self) -> bool:
-        return bool(await self._ask("syncMoving", {}))
-
-    async def pull_moved(self) -> list[Moved]:
-        from .sync_remote import Moved
-
-        found = await self._ask("syncPullMoved", {})
-        return [Moved(m["item"], m["payload"]) for m in found if isinstance(m.get("payload"), dict)]
-
-    async def moved(self) -> None:
-        await self._ask("syncMoved", {})
-
-
-def _pushed(done: dict[str, Any]) -> Pushed:
-    from .sync_remote import Pushed
-
-    return Pushed(done["item"], done["rev"], done["written"])
+def _from_js(exc: Exception) -> Exception | None:
+    """A failure the worker threw, as the widget's error (None: not the worker's)."""
+    return _js_error(exc, WidgetError) if isinstance(exc, JsException) else None
 
 
 def make_history(worker: Any, config: WidgetConfig) -> Kept | None:
@@ -259,8 +178,9 @@ class Bridge:
             session, make_history(worker, options), transport, listener=self.feed, offer=offer,
             locks=transport, tools=PageTools(worker), generate_title=options.generate_title,
         )  # fmt: skip
-        self.synced = SyncedHistory(self.conversations, WorkerSync(worker), locks=transport,
-                                    offered=options.sync, emit=self._emit)  # fmt: skip
+        self.synced = SyncedHistory(self.conversations, WorkerSync(worker, _from_js),
+                                    locks=transport, offered=options.sync,
+                                    emit=self._emit)  # fmt: skip
 
     def operations(self) -> Json:
         """The operations table, for the worker and the page."""

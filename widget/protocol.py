@@ -75,17 +75,55 @@ WORKER_CALLS = (
     "syncPair", "syncUnpair", "syncDrop",
 )  # fmt: skip
 
+#: The request of each of synced history's calls on the worker (JSON in; `widget.bridge`'s
+#: `WorkerSync` sends exactly these, and static/sync-client.js reads them).
+# fmt: off
+SYNC_CALLS: dict[str, Shape] = {
+    "syncOpen": {"secret": "string", "keepAs": "string", "fresh": "boolean"},
+    "syncKnownBefore": {"secret": "string"},
+    "syncResume": {"keptAs": "string"},
+    "syncForget": {"keptAs": "string"},
+    "syncListen": {},
+    "syncPull": {"since": "number"},
+    "syncPush": {"conversation": "string", "expect": "number|null", "seq": "number",
+                 "tail": "string", "payload": "object"},
+    "syncDelete": {"conversation": "string", "expect": "number|null", "seq": "number",
+                   "payload": "object"},
+    "syncDrop": {"item": "string", "expect": "number"},
+    "syncMoving": {},
+    "syncPullMoved": {},
+    "syncMoved": {},
+    "syncWipe": {},
+    "syncPair": {"secret": "string"},
+    "syncUnpair": {"link": "string"},
+}
+# fmt: on
+
 #: The `data` of each event.
 EVENT_DATA: dict[str, Shape | str] = {
     # keep the first `at` settled messages, then `add`; `turn`: added by a running turn
     "messages": {"at": "number", "add": "array", "turn": "boolean"},
     # the answer being written (`answer` names it): `text` appended at `at`, `thought` at
     # `thoughtAt` to its reasoning, its tool calls when they changed; `end` once it settled
-    "draft": {"answer": "string", "at": "number", "text": "string", "thoughtAt?": "number",
-              "thought?": "string", "calls?": "array", "end?": "boolean"},
-    "meta": {"id": "string", "title": "string", "model": "string", "provider": "string|null",
-             "thinking": "string", "busy": "boolean", "unfinished": "boolean",
-             "usage": "object|null"},
+    "draft": {
+        "answer": "string",
+        "at": "number",
+        "text": "string",
+        "thoughtAt?": "number",
+        "thought?": "string",
+        "calls?": "array",
+        "end?": "boolean",
+    },
+    "meta": {
+        "id": "string",
+        "title": "string",
+        "model": "string",
+        "provider": "string|null",
+        "thinking": "string",
+        "busy": "boolean",
+        "unfinished": "boolean",
+        "usage": "object|null",
+    },
     "models": "array",
     "history": {"set": "array", "drop": "array", "order?": "array"},
     # what to tell the person: the English message, and the code (and params) the page says

@@ -347,3 +347,53 @@ def test_an_answer_no_longer_kept_is_alerted_and_kept_as_interrupted() -> None:
     [alert] = [d for k, d in host.events if k == "alert"]
     assert alert["message"] == "This answer is no longer kept on the chat server."
     assert call(bridge, "getHistory")["result"][-1]["error"] == alert["message"]
+
+
+class RecordingWorker:
+    """The worker's sync calls, answering as static/sync-client.js does, recording requests."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, Any]] = []
+
+    def __getattr__(self, method: str) -> Any:
+        async def call(text: str) -> str:
+            self.asked.append((method, json.loads(text)))
+            answers = {"syncPull": {"items": [], "cursor": 0, "more": False},
+                       "syncPullMoved": []}  # fmt: skip
+            written = {"item": "i", "rev": 1, "written": True}
+            return json.dumps(answers.get(method, written if "Pu" in method or method
+                                          in ("syncDelete", "syncDrop") else "print"))  # fmt: skip
+
+        return call
+
+
+def test_every_sync_call_python_makes_is_what_the_worker_declares() -> None:
+    """The 13 callbacks on an untyped `worker` (version 1) had no declared requests: each is
+    declared now (`SYNC_CALLS`, the same in static/protocol.js) and checked as it is sent."""
+    from widget.protocol import SYNC_CALLS
+    from widget.worker_sync import WorkerSync
+
+    worker = RecordingWorker()
+    sync = WorkerSync(worker, lambda exc: None)
+    payload = {"v": 1}
+    run(sync.open("secret", "chatkeep", True))
+    run(sync.known_before("secret"))
+    run(sync.resume("chatkeep"))
+    run(sync.forget("chatkeep"))
+    run(sync.listen())
+    run(sync.pull(0))
+    run(sync.push("c", None, 1, payload))
+    run(sync.push("c", 3, 2, payload, "tail-word"))
+    run(sync.delete("c", 4, 3, payload))
+    run(sync.drop("item", 5))
+    run(sync.moving())
+    run(sync.pull_moved())
+    run(sync.moved())
+    run(sync.wipe())
+    run(sync.pair("secret"))
+    run(sync.unpair("id.key"))
+    assert {method for method, _ in worker.asked} == set(SYNC_CALLS)
+    for method, request in worker.asked:
+        assert conforms(request, SYNC_CALLS[method]) == [], method
+    with pytest.raises(TypeError, match="syncPull sent what it does not declare"):
+        run(sync._ask("syncPull", {"since": "0"}))

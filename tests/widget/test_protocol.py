@@ -113,9 +113,19 @@ def test_what_python_calls_on_the_worker_is_declared_on_both_sides(
     """The worker's calls for Python were an undeclared object: widget/bridge.py uses only
     declared ones, by attribute or by name, and the worker checks it hands exactly those."""
     assert javascript["WORKER_CALLS"] == list(protocol.WORKER_CALLS)
-    bridge = (ROOT / "widget" / "bridge.py").read_text(encoding="utf-8")
+    bridge = "".join((ROOT / "widget" / name).read_text(encoding="utf-8")
+                     for name in ("bridge.py", "worker_sync.py"))  # fmt: skip
     used = set(re.findall(r"self\.worker\.(\w+)\(", bridge))
     used |= set(re.findall(r'_ask\("(\w+)"', bridge))
     assert used == set(protocol.WORKER_CALLS)
     worker = (ROOT / "static" / "worker.js").read_text(encoding="utf-8")
     assert "WORKER_CALLS.every" in worker  # Bridge is handed the declared calls, or none
+
+
+def test_the_sync_calls_requests_are_declared_alike_on_both_sides(
+    javascript: dict[str, Any],
+) -> None:
+    """Synced history's calls on the worker (13 callbacks on an untyped object, version 1)
+    have their requests declared, the same in both languages, for every sync call there is."""
+    assert javascript["SYNC_CALLS"] == protocol.SYNC_CALLS
+    assert set(protocol.SYNC_CALLS) == {c for c in protocol.WORKER_CALLS if c.startswith("sync")}

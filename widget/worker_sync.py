@@ -1,0 +1,109 @@
+"""Synced history's half in the worker, as Python calls it (`WORKER_CALLS`): each request
+checked against its declaration (`SYNC_CALLS`, the same in static/protocol.js), sent as one
+JSON text, and answered as one. The bridge (`widget.bridge`) hands it the worker, and how to
+read what the worker throws; nothing here is browser-specific."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .protocol import SYNC_CALLS, conforms
+
+if TYPE_CHECKING:
+    from .sync_remote import Moved, Page, Pushed
+
+
+class WorkerSync:
+    """Synced history's server, through the worker: it derives the keys, encrypts and
+    decrypts (WebCrypto), and speaks `/api/sync`; Python sees conversations only."""
+
+    def __init__(self, worker: Any, from_js: Callable[[Exception], Exception | None]) -> None:
+        self.worker = worker
+        self.from_js = from_js  # (the bridge's: what the worker threw, as the widget's error)
+
+    async def _ask(self, method: str, request: dict[str, Any]) -> Any:
+        """One call, its request checked against its declaration (`SYNC_CALLS`) first."""
+        if problems := conforms(request, SYNC_CALLS[method]):
+            raise TypeError(f"{method} sent what it does not declare: {'; '.join(problems)}")
+        try:
+            return json.loads(await getattr(self.worker, method)(_dumps(request)))
+        except Exception as exc:
+            if (said := self.from_js(exc)) is None:
+                raise
+            raise said from exc
+
+    async def open(self, secret: str, keep_as: str, fresh: bool = False) -> str:
+        opening = {"secret": secret, "keepAs": keep_as, "fresh": fresh}
+        return str(await self._ask("syncOpen", opening))
+
+    async def known_before(self, secret: str) -> bool:
+        return bool(await self._ask("syncKnownBefore", {"secret": secret}))
+
+    async def resume(self, kept_as: str) -> str | None:
+        space: str | None = await self._ask("syncResume", {"keptAs": kept_as})
+        return space
+
+    async def forget(self, kept_as: str) -> None:
+        await self._ask("syncForget", {"keptAs": kept_as})
+
+    async def listen(self) -> None:
+        await self._ask("syncListen", {})
+
+    async def wipe(self) -> None:
+        await self._ask("syncWipe", {})
+
+    async def pair(self, secret: str) -> str:
+        return str(await self._ask("syncPair", {"secret": secret}))
+
+    async def unpair(self, link: str) -> str:
+        return str(await self._ask("syncUnpair", {"link": link}))
+
+    # widget.sync is imported once a device connects (widget/synced.py), before any of these.
+
+    async def pull(self, since: int) -> Page:
+        from .sync_remote import Page, Pulled
+
+        page = await self._ask("syncPull", {"since": since})
+        items = [Pulled(i["item"], i["rev"], i.get("payload"), i.get("readable", True),
+                        i.get("seq", 0)) for i in page["items"]]  # fmt: skip
+        return Page(items, page["cursor"], page["more"])
+
+    async def push(
+        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any],
+        tail: str = "",
+    ) -> Pushed:  # fmt: skip
+        version = {"conversation": conversation_id, "expect": expect, "seq": seq, "tail": tail}
+        return _pushed(await self._ask("syncPush", version | {"payload": payload}))
+
+    async def drop(self, item: str, expect: int) -> Pushed:
+        return _pushed(await self._ask("syncDrop", {"item": item, "expect": expect}))
+
+    async def delete(
+        self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
+    ) -> Pushed:
+        version = {"conversation": conversation_id, "expect": expect, "seq": seq}
+        return _pushed(await self._ask("syncDelete", version | {"payload": payload}))
+
+    async def moving(self) -> bool:
+        return bool(await self._ask("syncMoving", {}))
+
+    async def pull_moved(self) -> list[Moved]:
+        from .sync_remote import Moved
+
+        found = await self._ask("syncPullMoved", {})
+        return [Moved(m["item"], m["payload"]) for m in found if isinstance(m.get("payload"), dict)]
+
+    async def moved(self) -> None:
+        await self._ask("syncMoved", {})
+
+
+def _pushed(done: dict[str, Any]) -> Pushed:
+    from .sync_remote import Pushed
+
+    return Pushed(done["item"], done["rev"], done["written"])
+
+
+def _dumps(request: dict[str, Any]) -> str:
+    return json.dumps(request, ensure_ascii=False, separators=(",", ":"))
