@@ -18,7 +18,7 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 # and from the installed package.
 RUNTIME := static/runtime
 PYODIDE_FILES := pyodide.mjs pyodide.asm.js pyodide.asm.wasm pyodide-lock.json
-WIDGET_SOURCES := $(wildcard widget/*.py) pyproject.toml tools/widget_wheel.py
+WIDGET_SOURCES := $(wildcard widget/*.py widget/sync/*.py) pyproject.toml tools/widget_wheel.py
 # The widget wheel (py-compiled): browsers never fetch it, its modules go into PYTHON_ZIP.
 WHEEL := build/widget.whl
 # The Python the worker boots: the standard library's modules the widget uses, and the widget.

@@ -1,7 +1,7 @@
 // Synced history on the history page: connect this device with a sync code (shown, or typed,
 // or carried in a link's fragment) or with the key a site gives (`element.syncKey`), the
 // status, and "Stop syncing". Loaded only for an element with the `sync` attribute; the
-// worker does the rest (static/sync-client.js, widget/synced.py).
+// worker does the rest (static/sync-client.js, widget/sync/synced.py).
 
 import { SYNC_KEY_CHANGED } from "./sync-link.js";
 

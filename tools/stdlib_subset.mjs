@@ -48,7 +48,7 @@ const kept = pyodide.runPython(`
 import sys, traceback, types
 import widget.precompiled
 precompiled = widget.precompiled.recording()  # every record's methods, as the widget makes them
-import widget.bridge, widget.compression, widget.sources, widget.sync, widget.sync_codes
+import widget.bridge, widget.compression, widget.sources, widget.sync.rounds, widget.sync.codes
 from widget import Session, read_snapshot
 from widget.changes import ChangeFeed
 from widget.conversations import Conversations

@@ -28,8 +28,8 @@ def record_line(path: str, data: bytes) -> str:
 
 def build(out_dir: Path, version: str) -> Path:
     files = {
-        f"widget/{source.name}": source.read_bytes()
-        for source in sorted((ROOT / "widget").glob("*.py"))
+        f"widget/{source.relative_to(ROOT / 'widget').as_posix()}": source.read_bytes()
+        for source in sorted((ROOT / "widget").rglob("*.py"))
     }
     info = f"{NAME}-{version}.dist-info"
     files[f"{info}/METADATA"] = (

@@ -30,9 +30,9 @@ from .models import Offer
 from .operations import OPERATIONS, SYNC_OPERATIONS, check_arguments, snake_case
 from .protocol import CONFLICT, FULL
 from .sessions import Session
-from .synced import SyncedHistory
+from .sync.synced import SyncedHistory
+from .sync.worker import WorkerSync
 from .texts import notice
-from .worker_sync import WorkerSync
 
 Json = str
 

@@ -51,7 +51,7 @@ class Kept(Protocol):
 
 class SyncHook(Protocol):
     """What synced history asks of the history it syncs, all in one place (`History.sync`;
-    `widget.sync.Syncer` is the one that does)."""
+    `widget.sync.rounds.Syncer` is the one that does)."""
 
     def backed_up(self, entry: Entry) -> bool:
         """On the server as it is here: such conversations go first when the store is full."""

@@ -179,7 +179,7 @@ class Keeper:
         elif live is not None and before is not None and self._moved_on_elsewhere(before, live):
             # Another tab moved the open conversation on (its turns, or another device's
             # version its round took) while nothing here was unsaved: show that, as this
-            # tab's own round would (`widget.synced`); a turn here then continues it.
+            # tab's own round would (`widget.sync.synced`); a turn here then continues it.
             data = await self.history.read(conversation.id)
             if data is not None:
                 self.load(from_dict(data), await self.claim_unfinished(live))

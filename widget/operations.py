@@ -1,7 +1,7 @@
 """The operations the page may ask of the session, read from its two facades themselves.
 
 Every public async method of `widget.conversations.Conversations` (the conversations) and of
-`widget.synced.SyncedHistory` (synced history) is an operation: its
+`widget.sync.synced.SyncedHistory` (synced history) is an operation: its
 name and its arguments' names in camelCase (`export_all` is `exportAll`), each argument's
 shape read from its type hint. The worker hands this table to the page at boot, and the
 page checks every call against it before it crosses.
@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .conversations import Conversations
-from .synced import SyncedHistory
+from .sync.synced import SyncedHistory
 
 _SHAPES = {"str": "string", "int": "integer", "bool": "boolean", "list": "array", "dict": "object",
            "object": "any"}  # fmt: skip

@@ -45,7 +45,7 @@ from widget.key_value import Conflict, MemoryKeyValue, StorageFull
 from widget.models import Offer
 from widget.pdf_text import pdf_text
 from widget.snapshots import SnapshotError
-from widget.sync_codes import read_code
+from widget.sync.codes import read_code
 
 if "pyodide" not in sys.modules:  # widget.bridge imports Pyodide's FFI, absent on CPython
     ffi = types.ModuleType("pyodide.ffi")

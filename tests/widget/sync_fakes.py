@@ -19,8 +19,8 @@ from widget.errors import WidgetError
 from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.snapshots import from_dict
-from widget.sync import Syncer
-from widget.sync_remote import Moved, Page, Pulled, Pushed
+from widget.sync.remote import Moved, Page, Pulled, Pushed
+from widget.sync.rounds import Syncer
 from widget.texts import Notice
 
 

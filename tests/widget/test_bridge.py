@@ -31,7 +31,7 @@ from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.operations import OPERATIONS, SYNC_OPERATIONS, check_arguments, snake_case, table
 from widget.protocol import EVENT_DATA, PAYLOADS, conforms
-from widget.synced import SyncedHistory
+from widget.sync.synced import SyncedHistory
 from widget.texts import TEXTS
 
 IN_PYODIDE = sys.platform == "emscripten"
@@ -371,7 +371,7 @@ def test_every_sync_call_python_makes_is_what_the_worker_declares() -> None:
     """The 13 callbacks on an untyped `worker` (version 1) had no declared requests: each is
     declared now (`SYNC_CALLS`, the same in static/protocol.js) and checked as it is sent."""
     from widget.protocol import SYNC_CALLS
-    from widget.worker_sync import WorkerSync
+    from widget.sync.worker import WorkerSync
 
     worker = RecordingWorker()
     sync = WorkerSync(worker, lambda exc: None)

@@ -44,7 +44,7 @@ from widget.errors import WidgetError
 from widget.history import Entry, History
 from widget.key_value import Change, Conflict, MemoryKeyValue, StorageFull
 from widget.snapshots import Snapshot, from_dict, repair
-from widget.synced import OFF, OFFLINE, SyncedHistory
+from widget.sync.synced import OFF, OFFLINE, SyncedHistory
 from widget.titles import clean_title
 
 FOREIGN = {

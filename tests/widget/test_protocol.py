@@ -114,7 +114,7 @@ def test_what_python_calls_on_the_worker_is_declared_on_both_sides(
     declared ones, by attribute or by name, and the worker checks it hands exactly those."""
     assert javascript["WORKER_CALLS"] == list(protocol.WORKER_CALLS)
     bridge = "".join((ROOT / "widget" / name).read_text(encoding="utf-8")
-                     for name in ("bridge.py", "worker_sync.py"))  # fmt: skip
+                     for name in ("bridge.py", "sync/worker.py"))  # fmt: skip
     used = set(re.findall(r"self\.worker\.(\w+)\(", bridge))
     used |= set(re.findall(r'_ask\("(\w+)"', bridge))
     assert used == set(protocol.WORKER_CALLS)

@@ -34,7 +34,7 @@ PDF_ZIP = PYPDF.with_name("pdf_stdlib.zip")
 def imported_modules() -> set[str]:
     """Every standard-library module a widget module imports, at its top or inside a function."""
     found: set[str] = set()
-    for path in (ROOT / "widget").glob("*.py"):
+    for path in (ROOT / "widget").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 found.update(alias.name for alias in node.names)
@@ -68,7 +68,8 @@ def test_every_module_the_widget_imports_is_in_the_zip(zips: tuple[set[str], set
 
 def test_every_module_of_the_widget_is_in_it_compiled(zips: tuple[set[str], set[str]]) -> None:
     shipped, _ = zips
-    expected = {f"widget/{path.stem}.pyc" for path in (ROOT / "widget").glob("*.py")}
+    expected = {f"widget/{path.relative_to(ROOT / 'widget').with_suffix('.pyc').as_posix()}"
+                for path in (ROOT / "widget").rglob("*.py")}  # fmt: skip
     assert sorted(expected - shipped) == []
     assert not [name for name in shipped if name.endswith(".py")]  # compiled, never sources
 

@@ -128,7 +128,7 @@ def test_import_keeps_pending_tool_calls_and_runs_nothing() -> None:
 
 
 def test_no_module_can_execute_what_it_reads() -> None:
-    for path in Path(widget.__file__).parent.glob("*.py"):
+    for path in Path(widget.__file__).parent.rglob("*.py"):
         text = path.read_text()
         if path.name == "precompiled.py":
             # The records' methods compiled into the zip with the widget's own modules, read

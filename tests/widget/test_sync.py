@@ -16,12 +16,12 @@ from widget.history import History
 from widget.key_value import MemoryKeyValue, StorageFull
 from widget.protocol import EVENT_DATA, conforms, storage_key
 from widget.snapshots import from_dict
-from widget.sync import MAX_PAGES, MAX_ROUNDS
-from widget.sync_codes import new_code
-from widget.sync_remote import Page, Pushed
-from widget.sync_state import Synced, SyncState
-from widget.sync_versions import PAYLOAD_VERSION
-from widget.synced import SyncedHistory
+from widget.sync.codes import new_code
+from widget.sync.remote import Page, Pushed
+from widget.sync.rounds import MAX_PAGES, MAX_ROUNDS
+from widget.sync.state import Synced, SyncState
+from widget.sync.synced import SyncedHistory
+from widget.sync.versions import PAYLOAD_VERSION
 
 
 @pytest.fixture

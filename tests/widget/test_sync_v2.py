@@ -17,12 +17,12 @@ from widget.errors import WidgetError
 from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.snapshots import from_dict
-from widget.sync_branches import branched
-from widget.sync_codes import ALPHABET, new_code, read_code
-from widget.sync_judge import Verdict, judge
-from widget.sync_remote import Pulled
-from widget.sync_state import Synced
-from widget.synced import SyncedHistory
+from widget.sync.branches import branched
+from widget.sync.codes import ALPHABET, new_code, read_code
+from widget.sync.judge import Verdict, judge
+from widget.sync.remote import Pulled
+from widget.sync.state import Synced
+from widget.sync.synced import SyncedHistory
 
 ALTERED = (
     "The sync server sent an altered or older copy of a conversation. This device kept its own."

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import WidgetError
+from ..errors import WidgetError
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 LENGTH = 32  # 31 x 5 bits = 155 random bits, and the check

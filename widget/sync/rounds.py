@@ -2,8 +2,8 @@
 
 Local storage stays what the page reads (offline first); a round of sync brings it and the
 server's copy together. The server holds one sealed item per conversation (the worker seals,
-`Remote`); each item read is first judged (`widget.sync_judge`: newer than what was taken
-here, or altered by the server), then taken (`widget.sync_take`):
+`Remote`); each item read is first judged (`widget.sync.judge`: newer than what was taken
+here, or altered by the server), then taken (`widget.sync.take`):
 
 - a conversation changed here (its meta has a new `rev`, or a batch of writes was cut short
   here) is sent as the item's next version, naming the revision it replaces: if another
@@ -18,7 +18,7 @@ here, or altered by the server), then taken (`widget.sync_take`):
 
 A device that kept a version 1 space moves by itself: its first round of version 2 reads the
 old space whole, merges it as another device's versions, and wipes it once nothing of it
-waits for room (`Remote.moving`). What this device knows of the server (`widget.sync_state`)
+waits for room (`Remote.moving`). What this device knows of the server (`widget.sync.state`)
 is kept beside the history."""
 
 from __future__ import annotations
@@ -27,18 +27,18 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable, Collection
 
-from .errors import WidgetError
-from .history import Entry, History
-from .key_value import Change, Conflict, KeyValue, StorageFull
-from .protocol import storage_key
-from .sync_judge import Verdict, judge
-from .sync_move import moved_from_version_1
-from .sync_remote import Pulled, Remote
-from .sync_send import Sender, past_own
-from .sync_state import Synced, SyncState, forget_mark, forget_mark_text
-from .sync_take import Taker
-from .sync_versions import PAYLOAD_VERSION, conversation_of
-from .texts import Notice, notice
+from ..errors import WidgetError
+from ..history import Entry, History
+from ..key_value import Change, Conflict, KeyValue, StorageFull
+from ..protocol import storage_key
+from ..texts import Notice, notice
+from .judge import Verdict, judge
+from .move import moved_from_version_1
+from .remote import Pulled, Remote
+from .send import Sender, past_own
+from .state import Synced, SyncState, forget_mark, forget_mark_text
+from .take import Taker
+from .versions import PAYLOAD_VERSION, conversation_of
 
 #: rounds in a row while other devices keep writing first
 MAX_ROUNDS = 3

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .history import Entry
-from .protocol import storage_key
+from ..history import Entry
+from ..protocol import storage_key
 
 
 def forget_mark(prefix: str, conversation_id: str = "") -> str:

@@ -12,14 +12,14 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .claims import Locks
-from .conversations import Conversations
-from .errors import WidgetError
-from .history import NOT_SYNCED, History
-from .key_value import KeyValue
-from .snapshots import from_dict
-from .sync_device import DeviceSpace
-from .texts import Notice
+from ..claims import Locks
+from ..conversations import Conversations
+from ..errors import WidgetError
+from ..history import NOT_SYNCED, History
+from ..key_value import KeyValue
+from ..snapshots import from_dict
+from ..texts import Notice
+from .device import DeviceSpace
 
 #: a change is sent this long after it was kept, so a burst of changes travels once
 AFTER_CHANGE_SECONDS = 1.5
@@ -42,11 +42,11 @@ REFUSALS = (
 WIPED = "sync_space_wiped"
 
 
-# The sync engine (widget/sync.py) is imported when a device connects: a start only builds
+# The sync engine (widget/sync/rounds.py) is imported when a device connects: a start only builds
 # this facade, and every module imported before a first visit is ready is on its path.
 if TYPE_CHECKING:
-    from .sync import Syncer
-    from .sync_device import SyncRemote
+    from .device import SyncRemote
+    from .rounds import Syncer
 
 #: a site's `syncKey` is at least this long, of at least `KEY_DISTINCT` different characters
 KEY_LENGTH, KEY_DISTINCT = 32, 16
@@ -234,7 +234,7 @@ class SyncedHistory:
 
     async def _connect(self, space: str) -> None:
         assert self._history is not None and self._store is not None
-        from .sync import Syncer  # when connecting: see above
+        from .rounds import Syncer  # when connecting: see above
 
         self._print = space
         self._syncer = Syncer(
@@ -263,7 +263,7 @@ class SyncedHistory:
     def _heard(self, conversation_id: str, forgotten: bool) -> None:
         """History kept, pinned or forgot a conversation: send it soon (not our own round)."""
         if self._syncer is None or self._applying:
-            return  # (a forget is marked in storage by the batch that made it: `widget.sync`)
+            return  # (a forget is marked in storage by the batch that made it: `rounds`)
         self._round_soon()
 
     def _round_soon(self) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .messages import Message, copy_message
+from ..messages import Message, copy_message
 
 
 def branched(ours: Sequence[Message], theirs: Sequence[Message]) -> list[Message] | None:

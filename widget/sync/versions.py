@@ -1,7 +1,7 @@
 """How a version pulled from the server stands to the one kept here, for a round to know
 when there is nothing to merge: this device's own write heard back, a version this device's
 continues or one that continues this device's, or a batch of writes cut short here
-(`widget.sync`)."""
+(`widget.sync.rounds`)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import contextlib
 import dataclasses
 from typing import Any
 
-from .errors import WidgetError
-from .exports import IMPORTED_ID, dated
-from .history import Entry, History
-from .key_value import Conflict, StorageFull
-from .snapshots import Snapshot, from_dict, read_snapshot
+from ..errors import WidgetError
+from ..exports import IMPORTED_ID, dated
+from ..history import Entry, History
+from ..key_value import Conflict, StorageFull
+from ..snapshots import Snapshot, from_dict, read_snapshot
 
 #: the shape of what travels: {"v", "conversation": a snapshot, "title", "named", "pinned"}
 PAYLOAD_VERSION = 1

@@ -9,12 +9,12 @@ import contextlib
 import json
 from typing import Any
 
-from .errors import WidgetError
-from .history import Entry
-from .ids import new_id
-from .sync_remote import Remote
-from .sync_state import Synced, SyncState, digest_of
-from .sync_versions import PAYLOAD_VERSION
+from ..errors import WidgetError
+from ..history import Entry
+from ..ids import new_id
+from .remote import Remote
+from .state import Synced, SyncState, digest_of
+from .versions import PAYLOAD_VERSION
 
 #: tails a conversation gathers since its checkpoint, and their bytes, before it is written
 #: whole again (the tails then go): a new device reads about one item per conversation

@@ -1,10 +1,10 @@
 """Taking what another device wrote into this browser's history: a version of a conversation
-(`take`) or its sealed deletion (`take_deletion`), once `widget.sync_judge` found it newer than
+(`take`) or its sealed deletion (`take_deletion`), once `widget.sync.judge` found it newer than
 anything taken here. What this device changed meanwhile is never written over:
 
 - a version is taken when this device has not changed the conversation since it last synced
   it; when both have, both continuations are kept in it, as versions of the message where they
-  part (`widget.sync_branches`; a copy whose title ends " (other device)" only when they part
+  part (`widget.sync.branches`; a copy whose title ends " (other device)" only when they part
   before any question);
 - a version from another device is never given room by dropping one that exists only here,
   or the one open in this tab; with no room it waits on the server (pulled again next round);
@@ -18,15 +18,15 @@ import dataclasses
 from collections.abc import Callable, Collection
 from typing import Any
 
-from .exports import IMPORTED_ID, dated
-from .history import History
-from .ids import new_id
-from .key_value import StorageFull
-from .snapshots import Snapshot, from_dict
-from .sync_branches import branched
-from .sync_remote import Pulled
-from .sync_state import Synced, SyncState, beginnings, digest_of
-from .sync_versions import continued_here, continues_ours, conversation_of, cut_short, snapshot_of
+from ..exports import IMPORTED_ID, dated
+from ..history import History
+from ..ids import new_id
+from ..key_value import StorageFull
+from ..snapshots import Snapshot, from_dict
+from .branches import branched
+from .remote import Pulled
+from .state import Synced, SyncState, beginnings, digest_of
+from .versions import continued_here, continues_ours, conversation_of, cut_short, snapshot_of
 
 OTHER_DEVICE = " (other device)"
 

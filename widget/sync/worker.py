@@ -9,10 +9,10 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .protocol import SYNC_CALLS, conforms
+from ..protocol import SYNC_CALLS, conforms
 
 if TYPE_CHECKING:
-    from .sync_remote import Moved, Page, Pushed
+    from .remote import Moved, Page, Pushed
 
 
 class WorkerSync:
@@ -60,10 +60,10 @@ class WorkerSync:
     async def unpair(self, link: str) -> str:
         return str(await self._ask("syncUnpair", {"link": link}))
 
-    # widget.sync is imported once a device connects (widget/synced.py), before any of these.
+    # widget.sync is imported once a device connects (widget/sync/synced.py), before any of these.
 
     async def pull(self, since: int) -> Page:
-        from .sync_remote import Page, Pulled
+        from .remote import Page, Pulled
 
         page = await self._ask("syncPull", {"since": since})
         items = [Pulled(i["item"], i["rev"], i.get("payload"), i.get("readable", True),
@@ -90,7 +90,7 @@ class WorkerSync:
         return bool(await self._ask("syncMoving", {}))
 
     async def pull_moved(self) -> list[Moved]:
-        from .sync_remote import Moved
+        from .remote import Moved
 
         found = await self._ask("syncPullMoved", {})
         return [Moved(m["item"], m["payload"]) for m in found if isinstance(m.get("payload"), dict)]
@@ -100,7 +100,7 @@ class WorkerSync:
 
 
 def _pushed(done: dict[str, Any]) -> Pushed:
-    from .sync_remote import Pushed
+    from .remote import Pushed
 
     return Pushed(done["item"], done["rev"], done["written"])
 

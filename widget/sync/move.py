@@ -5,10 +5,10 @@ version 1")."""
 
 from __future__ import annotations
 
-from .key_value import Conflict
-from .sync_remote import Pulled, Remote
-from .sync_state import SyncState
-from .sync_take import Taker
+from ..key_value import Conflict
+from .remote import Pulled, Remote
+from .state import SyncState
+from .take import Taker
 
 
 async def moved_from_version_1(

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .errors import WidgetError
-from .history import History
-from .protocol import storage_key
-from .sync_codes import grouped, new_code, read_code
+from ..errors import WidgetError
+from ..history import History
+from ..protocol import storage_key
+from .codes import grouped, new_code, read_code
 
 if TYPE_CHECKING:
-    from .sync_remote import Remote
+    from .remote import Remote
 
     class SyncRemote(Remote, Protocol):
         async def open(self, secret: str, keep_as: str, fresh: bool = False) -> str:
@@ -62,8 +62,8 @@ class DeviceSpace:
         self.legacy_key = storage_key("sync", prefix, "secret")
         #: after "Stop syncing" with forgets not sent: which space they wait for
         self.left_key = storage_key("sync", prefix, "left")
-        self.state_key = storage_key("sync", prefix, "state")  # (`widget.sync`)
-        self.marks = storage_key("sync", prefix, "forgot:")  # (`widget.sync_state`)
+        self.state_key = storage_key("sync", prefix, "state")  # (`widget.sync.rounds`)
+        self.marks = storage_key("sync", prefix, "forgot:")  # (`widget.sync.state`)
 
     async def secret_of(self, code: str | None, pairing: str | None) -> tuple[str, bool]:
         """The secret a person gave: a code typed, or the one a pairing link's part holds
@@ -125,7 +125,7 @@ class DeviceSpace:
         """This device no longer syncs: its notes and its keys go. Forgets not sent stay
         marked for this same space (not after a sign-out: the next person's space is not
         theirs). With `sign_out`, the ids of the conversations it had synced."""
-        from .sync_state import SyncState
+        from .state import SyncState
 
         kept = await self.notes()
         synced = list(SyncState.from_json(kept.get(self.state_key)).items) if sign_out else []

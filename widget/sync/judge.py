@@ -3,15 +3,15 @@ device makes so that no server, and no lost answer, changes what a person kept.
 
 `judge` is pure (no storage, no clock): what this device holds of the item, what arrived ->
 what it is. Each case is a row of the table in docs/history.md ("What a device takes") and a
-test. The round (`widget.sync`) reads, asks `judge`, and then takes, keeps or sends.
+test. The round (`widget.sync.rounds`) reads, asks `judge`, and then takes, keeps or sends.
 """
 
 from __future__ import annotations
 
 from enum import Enum
 
-from .sync_remote import Pulled
-from .sync_state import Synced
+from .remote import Pulled
+from .state import Synced
 
 
 class Verdict(Enum):
