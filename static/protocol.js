@@ -87,8 +87,9 @@ export const SYNC_CALLS = Object.freeze({
   syncForget: { keptAs: "string" },
   syncListen: {},
   syncPull: { since: "number" },
-  syncPush: { conversation: "string", expect: "number|null", seq: "number", tail: "string", payload: "object" },
-  syncDelete: { conversation: "string", expect: "number|null", seq: "number", payload: "object" },
+  // (a write's item goes beside its request, as the JSON text Python wrote)
+  syncPush: { conversation: "string", expect: "number|null", seq: "number", tail: "string" },
+  syncDelete: { conversation: "string", expect: "number|null", seq: "number" },
   syncDrop: { item: "string", expect: "number" },
   syncMoving: {},
   syncPullMoved: {},

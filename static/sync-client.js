@@ -1,8 +1,9 @@
 // Synced history, the worker's half (sync version 2). The person's secret (a sync code, or the
 // key a site gives) is never stored: the keys derived from it (static/sync-derive.js) are kept
 // in IndexedDB for the next visit, the encryption keys non-extractable (static/sync-keys.js).
-// Each conversation travels as one item: its JSON, compressed, then sealed with its name and
-// a sequence number (static/sync-seal.js); every request carries the space's token. The
+// Each conversation travels as items: its JSON (written and read by Python alone: the worker
+// carries the text), compressed, then sealed with its name and a sequence number
+// (static/sync-seal.js); every request carries the space's token. The
 // server sees names, sizes and revisions, nothing else. A device that kept version 1's keys
 // moves to version 2 by itself: `moving` says so until the round has read the old space,
 // merged it, and wiped it (`moved`).
@@ -118,7 +119,7 @@ export class SyncClient {
       if (item.data === null) return found; // a bare tombstone: no device sealed it
       try {
         const { seq, plain } = await unseal(keys.items, item.id, fromBase64url(item.data));
-        return { ...found, seq, payload: await this.#parse(plain) };
+        return { ...found, seq, payload: await this.#text(plain) };
       } catch {
         return { ...found, readable: false }; // its tag failed: tampered, moved, or another person's
       }
@@ -130,7 +131,7 @@ export class SyncClient {
   /**
    * Version `seq` of the conversation's item, or with `tail` of a tail item (one per turn:
    * its name follows from the conversation and that fresh word, so no two devices' collide).
-   * @param {string} conversation @param {number | null} expect @param {number} seq @param {object} payload @param {string} [tail]
+   * @param {string} conversation @param {number | null} expect @param {number} seq @param {string} payload  JSON text @param {string} [tail]
    */
   async push(conversation, expect, seq, payload, tail = "") {
     return this.#write(await this.#itemName(tail ? `${conversation}\0tail\0${tail}` : conversation), expect, seq, payload);
@@ -148,7 +149,7 @@ export class SyncClient {
     return base64url(new Uint8Array(mac).subarray(0, 16));
   }
 
-  /** A sealed deletion of `conversation` (what it replaced is in `payload`). @param {string} conversation @param {number | null} expect @param {number} seq @param {object} payload */
+  /** A sealed deletion of `conversation` (what it replaced is in `payload`, JSON text). @param {string} conversation @param {number | null} expect @param {number} seq @param {string} payload */
   async delete(conversation, expect, seq, payload) {
     return this.#write(await this.#itemName(conversation), expect, seq, payload);
   }
@@ -169,7 +170,7 @@ export class SyncClient {
       for (const item of answer.items) {
         if (item.data === null) continue;
         try {
-          found.push({ item: item.id, payload: await this.#parse(await unsealV1(moving.items, item.id, fromBase64url(item.data))) });
+          found.push({ item: item.id, payload: await this.#text(await unsealV1(moving.items, item.id, fromBase64url(item.data))) });
         } catch {
           // another person's, or tampered: nothing to move
         }
@@ -240,10 +241,10 @@ export class SyncClient {
     await this.#fetch(keys.space, "", { method: "DELETE" }, { refusals: [410] });
   }
 
-  /** @param {string} item @param {number | null} expect @param {number} seq @param {object} payload */
+  /** @param {string} item @param {number | null} expect @param {number} seq @param {string} payload  JSON text, as Python wrote it */
   async #write(item, expect, seq, payload) {
     const keys = this.#connected();
-    const plain = await this.compression().deflate(utf8(JSON.stringify(payload)));
+    const plain = await this.compression().deflate(utf8(payload));
     const body = await seal(keys.items, item, seq, /** @type {Uint8Array<ArrayBuffer>} */ (plain));
     const headers = expect === null ? { "if-none-match": "*" } : { "if-match": String(expect) };
     const { status, answer } = await this.#fetch(keys.space, `/${item}`, { method: "PUT", headers, body }, { refusals: [412] });
@@ -252,9 +253,9 @@ export class SyncClient {
     return { item, rev: answer.rev, written: true };
   }
 
-  /** @param {Uint8Array} plain */
-  async #parse(plain) {
-    return JSON.parse(new TextDecoder().decode(await this.compression().inflate(plain)));
+  /** An item's JSON text, inflated: Python parses it (JSON is Python's, once each way). @param {Uint8Array} plain */
+  async #text(plain) {
+    return new TextDecoder().decode(await this.compression().inflate(plain));
   }
 
   #connected() {

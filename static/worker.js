@@ -198,6 +198,9 @@ function syncCallbacks() {
   const json = (/** @type {(request: any) => Promise<any>} */ run) => async (/** @type {string} */ text) =>
     JSON.stringify((await run(JSON.parse(text))) ?? null);
   const readNow = () => void bridge?.call("syncNow", "{}");
+  /** A write: its request as JSON text, and the item's own JSON text apart (kept as it is). */
+  const writing = (/** @type {(request: any, payload: string) => Promise<any>} */ run) =>
+    async (/** @type {string} */ text, /** @type {string} */ payload) => JSON.stringify(await run(JSON.parse(text), payload));
   return {
     syncOpen: json(({ secret, keepAs, fresh }) => sync.open(secret, keepAs, fresh)),
     syncKnownBefore: json(({ secret }) => sync.knownBefore(secret)),
@@ -205,9 +208,9 @@ function syncCallbacks() {
     syncForget: json(({ keptAs }) => sync.forget(keptAs)),
     syncListen: json(async () => sync.listen(readNow)),
     syncPull: json(({ since }) => sync.pull(since)),
-    syncPush: json(({ conversation, expect, seq, payload, tail }) => sync.push(conversation, expect, seq, payload, tail)),
+    syncPush: writing(({ conversation, expect, seq, tail }, payload) => sync.push(conversation, expect, seq, payload, tail)),
     syncDrop: json(({ item, expect }) => sync.drop(item, expect)),
-    syncDelete: json(({ conversation, expect, seq, payload }) => sync.delete(conversation, expect, seq, payload)),
+    syncDelete: writing(({ conversation, expect, seq }, payload) => sync.delete(conversation, expect, seq, payload)),
     syncMoving: json(() => sync.moving()),
     syncPullMoved: json(() => sync.pullMoved()),
     syncMoved: json(() => sync.moved()),

@@ -85,10 +85,10 @@ SYNC_CALLS: dict[str, Shape] = {
     "syncForget": {"keptAs": "string"},
     "syncListen": {},
     "syncPull": {"since": "number"},
+    # (a write's item goes beside its request, as the JSON text Python wrote)
     "syncPush": {"conversation": "string", "expect": "number|null", "seq": "number",
-                 "tail": "string", "payload": "object"},
-    "syncDelete": {"conversation": "string", "expect": "number|null", "seq": "number",
-                   "payload": "object"},
+                 "tail": "string"},
+    "syncDelete": {"conversation": "string", "expect": "number|null", "seq": "number"},
     "syncDrop": {"item": "string", "expect": "number"},
     "syncMoving": {},
     "syncPullMoved": {},

@@ -349,6 +349,9 @@ def test_an_answer_no_longer_kept_is_alerted_and_kept_as_interrupted() -> None:
     assert call(bridge, "getHistory")["result"][-1]["error"] == alert["message"]
 
 
+WRITES = ("syncPush", "syncDelete")  # (their item beside the request, as JSON text)
+
+
 class RecordingWorker:
     """The worker's sync calls, answering as static/sync-client.js does, recording requests."""
 
@@ -356,8 +359,9 @@ class RecordingWorker:
         self.asked: list[tuple[str, Any]] = []
 
     def __getattr__(self, method: str) -> Any:
-        async def call(text: str) -> str:
+        async def call(text: str, *item: str) -> str:
             self.asked.append((method, json.loads(text)))
+            assert [json.loads(i) for i in item] == ([{"v": 1}] if method in WRITES else [])
             answers = {"syncPull": {"items": [], "cursor": 0, "more": False},
                        "syncPullMoved": []}  # fmt: skip
             written = {"item": "i", "rev": 1, "written": True}
@@ -397,3 +401,23 @@ def test_every_sync_call_python_makes_is_what_the_worker_declares() -> None:
         assert conforms(request, SYNC_CALLS[method]) == [], method
     with pytest.raises(TypeError, match="syncPull sent what it does not declare"):
         run(sync._ask("syncPull", {"since": "0"}))
+
+
+def test_items_cross_as_the_json_text_python_wrote_and_python_reads() -> None:
+    """Each conversion has one owner: Python writes and reads an item's JSON; the worker only
+    compresses, seals and carries the text (no parse and stringify again in between)."""
+    from widget.sync.worker import WorkerSync
+
+    class Worker:
+        async def syncPull(self, text: str) -> str:
+            items = [{"item": "a", "rev": 1, "seq": 2, "payload": '{"v": 1, "x": "é"}'},
+                     {"item": "b", "rev": 2, "seq": 1, "payload": "{not json"},
+                     {"item": "c", "rev": 3, "seq": 0, "payload": None}]  # fmt: skip
+            return json.dumps({"items": items, "cursor": 3, "more": False})
+
+    page = run(WorkerSync(Worker(), lambda exc: None).pull(0))
+    assert [(p.item, p.payload, p.readable, p.seq) for p in page.items] == [
+        ("a", {"v": 1, "x": "é"}, True, 2),
+        ("b", None, False, 1),  # sealed by someone with the key, but not JSON: not taken
+        ("c", None, True, 0),  # a bare tombstone
+    ]

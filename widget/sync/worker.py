@@ -23,12 +23,13 @@ class WorkerSync:
         self.worker = worker
         self.from_js = from_js  # (the bridge's: what the worker threw, as the widget's error)
 
-    async def _ask(self, method: str, request: dict[str, Any]) -> Any:
-        """One call, its request checked against its declaration (`SYNC_CALLS`) first."""
+    async def _ask(self, method: str, request: dict[str, Any], *item: str) -> Any:
+        """One call, its request checked against its declaration (`SYNC_CALLS`) first; a
+        write's `item` (JSON text) goes beside it, carried as it is."""
         if problems := conforms(request, SYNC_CALLS[method]):
             raise TypeError(f"{method} sent what it does not declare: {'; '.join(problems)}")
         try:
-            return json.loads(await getattr(self.worker, method)(_dumps(request)))
+            return json.loads(await getattr(self.worker, method)(_dumps(request), *item))
         except Exception as exc:
             if (said := self.from_js(exc)) is None:
                 raise
@@ -66,8 +67,14 @@ class WorkerSync:
         from .remote import Page, Pulled
 
         page = await self._ask("syncPull", {"since": since})
-        items = [Pulled(i["item"], i["rev"], i.get("payload"), i.get("readable", True),
-                        i.get("seq", 0)) for i in page["items"]]  # fmt: skip
+        items = []
+        for found in page["items"]:
+            text = found.get("payload")  # (the item's JSON text, opened by the worker)
+            payload = _parsed(text) if isinstance(text, str) else None
+            readable = found.get("readable", True) and (text is None or payload is not None)
+            items.append(
+                Pulled(found["item"], found["rev"], payload, readable, found.get("seq", 0))
+            )
         return Page(items, page["cursor"], page["more"])
 
     async def push(
@@ -75,7 +82,7 @@ class WorkerSync:
         tail: str = "",
     ) -> Pushed:  # fmt: skip
         version = {"conversation": conversation_id, "expect": expect, "seq": seq, "tail": tail}
-        return _pushed(await self._ask("syncPush", version | {"payload": payload}))
+        return _pushed(await self._ask("syncPush", version, _dumps(payload)))
 
     async def drop(self, item: str, expect: int) -> Pushed:
         return _pushed(await self._ask("syncDrop", {"item": item, "expect": expect}))
@@ -84,7 +91,7 @@ class WorkerSync:
         self, conversation_id: str, expect: int | None, seq: int, payload: dict[str, Any]
     ) -> Pushed:
         version = {"conversation": conversation_id, "expect": expect, "seq": seq}
-        return _pushed(await self._ask("syncDelete", version | {"payload": payload}))
+        return _pushed(await self._ask("syncDelete", version, _dumps(payload)))
 
     async def moving(self) -> bool:
         return bool(await self._ask("syncMoving", {}))
@@ -93,7 +100,8 @@ class WorkerSync:
         from .remote import Moved
 
         found = await self._ask("syncPullMoved", {})
-        return [Moved(m["item"], m["payload"]) for m in found if isinstance(m.get("payload"), dict)]
+        moved = [(m["item"], _parsed(m.get("payload"))) for m in found]
+        return [Moved(item, payload) for item, payload in moved if payload is not None]
 
     async def moved(self) -> None:
         await self._ask("syncMoved", {})
@@ -103,6 +111,15 @@ def _pushed(done: dict[str, Any]) -> Pushed:
     from .remote import Pushed
 
     return Pushed(done["item"], done["rev"], done["written"])
+
+
+def _parsed(text: object) -> dict[str, Any] | None:
+    """An item's payload, from the JSON text the worker opened; None when it is not one."""
+    try:
+        payload = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    return payload if isinstance(payload, dict) else None
 
 
 def _dumps(request: dict[str, Any]) -> str:
