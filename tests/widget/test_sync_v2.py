@@ -20,6 +20,7 @@ from widget.snapshots import from_dict
 from widget.sync.branches import branched
 from widget.sync.codes import ALPHABET, new_code, read_code
 from widget.sync.judge import Verdict, judge
+from widget.sync.merge import Here, Step, There, merge
 from widget.sync.remote import Pulled
 from widget.sync.state import Synced
 from widget.sync.synced import SyncedHistory
@@ -410,3 +411,63 @@ def test_a_turn_too_large_alone_is_said_once_and_holds_nothing_back(server: Fake
     assert phone.history.entry(fine) is not None and phone.history.entry(huge) is None
     assert [n["code"] for n in laptop.heard] == ["sync_too_large"]
     assert "stays on this device" in laptop.heard[0]["message"]
+
+
+# -- taking another device's version: one pure decision ---------------------------------------
+
+A, B, C, D = said("A", "a"), said("B", "b"), said("C", "c"), said("D", "d")
+
+
+def there(messages: list[dict[str, Any]], title: str = "T", named: bool = False,
+          pinned: bool = False) -> There:  # fmt: skip
+    return There(messages, title, named, pinned)
+
+
+@pytest.mark.parametrize(
+    ("here", "arrived", "step", "send"),
+    [
+        (Here(False), there(A), Step.TAKE, False),  # nothing here
+        (Here(True, A + B, "T", changed=False), there(A + B + C), Step.TAKE, False),  # unchanged
+        (Here(True, A + B + C, "T"), there(A + B), Step.ADOPT, True),  # ours continues theirs
+        (Here(True, A + B, "T"), there(A + B), Step.ADOPT, False),  # its own, heard back
+        (Here(True, A, "Mine", named=True), there(A + B), Step.TAKE, True),  # theirs continues
+        (Here(True, A + B, "T"), there(A + C), Step.BRANCH, True),  # both continued
+        (
+            Here(True, A + B, "T", cut_short=True, changed=False),
+            there(A + C),
+            Step.BRANCH,
+            True,
+        ),  # a batch cut short here: its turn is ours alone
+        (Here(True, B, "T"), there(C), Step.BRANCH, True),  # part at the first question
+        (
+            Here(True, [{"role": "system", "content": "x"}], "T"),
+            there([{"role": "system", "content": "y"}]),
+            Step.COPY,
+            True,
+        ),  # before any question
+        (
+            Here(True, A + B, "Mine", named=True),
+            there(A, "Theirs", named=True),
+            Step.COPY,
+            True,
+        ),  # named on both sides, differently: neither name is lost
+    ],
+)
+def test_taking_another_device_s_version_is_one_pure_decision(
+    here: Here, arrived: There, step: Step, send: bool
+) -> None:
+    """The table of docs/history.md ("Taking another device's version"), case by case."""
+    plan = merge(here, arrived)
+    assert (plan.step, plan.send) == (step, send)
+
+
+def test_a_name_or_a_pin_from_either_side_is_kept() -> None:
+    adopted = merge(Here(True, A + B, "Generated"), there(A, "Named there", named=True,
+                                                         pinned=True))  # fmt: skip
+    assert (adopted.title, adopted.named, adopted.pinned) == ("Named there", True, True)
+    taken = merge(Here(True, A, "Named here", named=True, pinned=True), there(A + B, "Generated"))
+    assert (taken.title, taken.named, taken.pinned, taken.send) == ("Named here", True, True, True)
+    unpinned = merge(Here(True, A, "T", pinned=True, changed=False), there(A + B))
+    assert unpinned.pinned is False  # unchanged here: an unpin there travels
+    stuck = merge(Here(True, A + B, "T"), there(A, "Named", named=True), adopting=False)
+    assert stuck.step is Step.COPY  # no room to take the name: as changed on both sides

@@ -118,7 +118,7 @@ class Syncer:
             done = marks  # (a round cut short keeps them: what they say is not all kept)
         finally:
             # The marks the round took in go in the same batch. With no room for it, the next
-            # round reads again what this one took (and knows it: `continued_here`); the page
+            # round reads again what this one took (and knows it: `widget.sync.merge`); the page
             # is told what changed all the same.
             with contextlib.suppress(StorageFull):
                 await self.store.write([(self.key, state.to_json()), *((k, None) for k in done)])

@@ -18,15 +18,17 @@ import dataclasses
 from collections.abc import Callable, Collection
 from typing import Any
 
+from ..errors import WidgetError
 from ..exports import IMPORTED_ID, dated
-from ..history import History
+from ..history import Entry, History
 from ..ids import new_id
 from ..key_value import StorageFull
 from ..snapshots import Snapshot, from_dict
 from .branches import branched
+from .merge import Here, Plan, Step, There, merge
 from .remote import Pulled
 from .state import Synced, SyncState, beginnings, digest_of
-from .versions import continued_here, continues_ours, conversation_of, cut_short, snapshot_of
+from .versions import conversation_of, cut_short, snapshot_of
 
 OTHER_DEVICE = " (other device)"
 
@@ -52,49 +54,67 @@ class Taker:
         state.gone.pop(pulled.item, None)  # (an edit there beat a deletion)
         local = self.history.entry(conversation)
         stored = await self.history.peek(conversation) if local is not None else None  # (once)
-        ours = None  # kept or continued here already (this device's own write, its answer or
-        # note lost, or sync stopped and started again): nothing to merge, no copy to make
-        if local is not None and (synced is None or state.changed_here(local)):
-            ours = await continued_here(self.history, local, stored, snapshot, payload)
-        if ours is not None:
-            state.items[conversation] = _synced(pulled, ours, snapshot)
-            return True
-        unchanged_here = local is None or not state.changed_here(local)
-        if unchanged_here and local is not None and await cut_short(self.history, local, stored):
-            unchanged_here = False  # its newest turns exist only here
-        taken = payload  # (or with a name or pin given here, to send back)
-        if (
-            local is not None
-            and not unchanged_here
-            and (continued := continues_ours(local, stored, snapshot, payload))
-        ):
-            (snapshot, taken), unchanged_here = continued, True
-        if unchanged_here:
-            if (rev := await self.keep(snapshot, taken, state, over_listed=True)) is not None:
-                sent = rev if taken is payload else ""
-                state.items[conversation] = _synced(pulled, sent, snapshot)
-                touched.add(conversation)
-            return rev is not None
-        # Changed on both sides: both continuations stay, ours shown, and the whole is sent
-        # over the other's (its seq after it). With no room, neither moves: ours sent now would
-        # replace the other device's version on the server, and lose it.
-        merged = branched(stored.get("messages") or [], snapshot.messages) if stored else None
-        if local is not None and stored is not None and merged is not None:
-            here = from_dict(stored)
-            both = dataclasses.replace(here, messages=tuple(merged),
-                                       updated=max(here.updated, snapshot.updated))  # fmt: skip
-            named = {"named": local.named, "pinned": local.pinned or payload.get("pinned")}
-            if await self.keep(both, named, state, over_listed=True) is None:
+        there = There(snapshot.messages, str(payload.get("title") or snapshot.title),
+                      payload.get("named") is True, payload.get("pinned") is True)  # fmt: skip
+        if local is None or stored is None:
+            return await self._apply(state, pulled, merge(Here(False), there), snapshot, touched)
+        changed = state.changed_here(local)
+        cut = not changed and await cut_short(self.history, local, stored)  # (repaired then)
+        here = Here(True, list(stored.get("messages") or []), local.title, local.named,
+                    local.pinned, changed, cut)  # fmt: skip
+        plan = merge(here, there)
+        if plan.step is Step.ADOPT:
+            try:  # (nothing is given up to make room for a name or a pin)
+                rev = await self._adopt(local, stored, plan)
+            except (WidgetError, ValueError):  # (no room, another tab): as changed on both sides
+                plan = merge(here, there, adopting=False)
+            else:
+                state.items[conversation] = _synced(pulled, "" if plan.send else rev, snapshot)
+                return True
+        return await self._apply(state, pulled, plan, snapshot, touched,
+                                 synced.local if synced else "")  # fmt: skip
+
+    async def _adopt(self, local: Entry, stored: dict[str, Any], plan: Plan) -> str:
+        """Ours stays, with the name and pin `plan` adds (written only if it adds one); the
+        local rev then."""
+        entry = local
+        if plan.named and not entry.named:
+            renamed = dataclasses.replace(from_dict(stored), title=plan.title)
+            entry = await self.history.keep(renamed, named=True, make_room=False,
+                                            over_listed=True)  # fmt: skip
+        if plan.pinned and not entry.pinned:
+            await self.history.pin(entry.id, True)
+            entry = self.history.entry(entry.id) or entry
+        return str(entry.rev)
+
+    async def _apply(
+        self, state: SyncState, pulled: Pulled, plan: Plan, snapshot: Snapshot,
+        touched: set[str], noted: str = "",
+    ) -> bool:  # fmt: skip
+        """Keeps what `plan` says; False without room (nothing then moves: ours sent now
+        would replace the other device's version on the server, and lose it)."""
+        conversation = snapshot.id
+        if plan.step is Step.COPY:
+            copy = dataclasses.replace(snapshot, id=new_id(), title=_other_device(plan.title))
+            if await self.keep(copy, {"named": True, "pinned": plan.pinned}, state) is None:
                 return False
-            state.items[conversation] = _synced(pulled, "", snapshot)
-            touched.add(conversation)
+            touched.add(copy.id)
+            state.items[conversation] = _synced(pulled, noted, snapshot)
             return True
-        title = _other_device(str(payload.get("title") or snapshot.title))
-        copy = dataclasses.replace(snapshot, id=new_id(), title=title)
-        if await self.keep(copy, {**payload, "named": True}, state) is None:
+        kept = dataclasses.replace(snapshot, messages=tuple(plan.messages), title=plan.title)
+        if plan.step is Step.BRANCH:
+            stored = await self.history.peek(conversation) or {}
+            kept = dataclasses.replace(
+                from_dict(stored),
+                messages=tuple(plan.messages),
+                updated=max(stored.get("updated") or 0, snapshot.updated),
+            )
+        meta = {"named": plan.named, "pinned": plan.pinned}
+        rev = await self.keep(kept, meta, state, over_listed=True)
+        if rev is None:
             return False
-        touched.add(copy.id)
-        state.items[conversation] = _synced(pulled, synced.local if synced else "", snapshot)
+        state.items[conversation] = _synced(pulled, "" if plan.send else rev, snapshot)
+        touched.add(conversation)
         return True
 
     async def take_tail(self, state: SyncState, pulled: Pulled, touched: set[str]) -> bool:
