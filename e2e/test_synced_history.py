@@ -161,6 +161,13 @@ def cue(page: Page) -> None:
     page.evaluate("dispatchEvent(new Event('focus'))")
 
 
+def cued(page: Page) -> None:
+    """A round on the person's cue, waited for to its end (however slow the machine)."""
+    before = states(page)
+    cue(page)
+    round_done(page, before)
+
+
 def test_a_conversation_follows_the_person_to_another_device(
     browser: Browser, synced: Synced
 ) -> None:
@@ -190,7 +197,7 @@ def test_a_conversation_follows_the_person_to_another_device(
     renamed.get_by_role("button", name="Pin", exact=True).click()  # and pinned
     expect(renamed.get_by_role("button", name="Unpin")).to_be_visible()
     round_done(phone, before)  # the change is sent 1.5 s after it was kept
-    cue(laptop)
+    cued(laptop)
     on_laptop = laptop.get_by_role("listitem").filter(has_text="Marmalade plans")
     expect(on_laptop).to_be_visible()
     expect(on_laptop.get_by_role("button", name="Unpin")).to_be_visible()
@@ -213,7 +220,7 @@ def test_a_conversation_follows_the_person_to_another_device(
     laptop.get_by_role("button", name="Forget").first.click()
     expect(laptop.get_by_role("listitem")).to_have_count(0)
     round_done(laptop, before)
-    cue(phone)
+    cued(phone)
     expect(phone.get_by_role("listitem").filter(has_text="Marmalade plans")).to_have_count(0)
     for page in (laptop, phone, stranger):
         page.context.close()
@@ -307,7 +314,10 @@ def test_change_sync_code_stops_the_devices_using_the_old_one(
     new_code = shown.locator(".sync-code").inner_text()
     assert new_code and new_code != code
     shown.get_by_role("button", name="Done").click()
-    cue(phone)
+    before = states(phone)
+    cue(phone)  # its next round hears 410: it stops ("off")
+    phone.wait_for_function("n => window.syncStates.slice(n).includes('off')", arg=before,
+                            timeout=60_000)  # fmt: skip
     expect(phone.get_by_role("alert")).to_contain_text(
         "This sync code was changed on another device"
     )
@@ -365,7 +375,7 @@ def test_two_devices_continuing_one_conversation_keep_both_as_versions(
     before_phone = states(phone)
     cue(phone)
     round_done(phone, before_phone)
-    cue(laptop)
+    cued(laptop)
     for page, ours, theirs in ((phone, "picnic", "museum"), (laptop, "picnic", "museum")):
         open_history(page)
         expect(page.get_by_role("listitem")).to_have_count(1)
@@ -404,7 +414,7 @@ def test_a_site_that_signs_people_in_gives_the_key(browser: Browser, synced: Syn
     widget(laptop).send("Kept for a signed-in person")
     round_done(laptop, before)
     phone.get_by_role("button", name="History").click()
-    cue(phone)
+    cued(phone)
     expect(
         phone.get_by_role("listitem").filter(has_text="Kept for a signed-in person")
     ).to_be_visible()
