@@ -16,14 +16,21 @@ from .store import Conflict, OverQuota, Space, SpaceWiped, SyncStore, TooManyIte
 SPACE = re.compile(r"[A-Za-z0-9_-]{22,64}")
 
 
-async def admitted(request: Request, *, legacy: bool = True) -> tuple[SyncStore, str, str]:
-    """The store, the space and the client, once the client may ask: its client token, the
-    rate limit, and the space's token (a version 1 space, while it lasts, with `legacy`)."""
-    client = request.app.state.identity.of(request)  # 401 without a valid client token
+async def client_of(request: Request) -> tuple[SyncStore, str]:
+    """The store and the client, once the client may ask sync anything: its client token (401
+    without a valid one), sync turned on (404), and the rate limit (429, counted apart)."""
+    client: str = request.app.state.identity.of(request)
     store: SyncStore | None = request.app.state.sync
     if store is None:
         raise APIError.said(404, "sync_off")
     await request.app.state.rate_limiter.check(f"sync:{client}")
+    return store, client
+
+
+async def admitted(request: Request, *, legacy: bool = True) -> tuple[SyncStore, str, str]:
+    """The store, the space and the client, once the client may ask (`client_of`) and holds
+    the space's token (a version 1 space, while it lasts, with `legacy`)."""
+    store, client = await client_of(request)
     space = request.path_params["space"]
     if not SPACE.fullmatch(space):
         raise APIError(404, "there is no such sync space", "bad_space")

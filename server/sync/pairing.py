@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from ..errors import APIError
 from ..limits import read_body
-from .admission import guarded
+from .admission import client_of, guarded
 from .store import SyncStore
 
 PAIRING_SECONDS = 600
@@ -55,11 +55,7 @@ def pairing_routes() -> list[Route]:
 
 
 async def _admitted(request: Request) -> tuple[SyncStore, str]:
-    client = request.app.state.identity.of(request)  # 401 without a valid client token
-    store: SyncStore | None = request.app.state.sync
-    if store is None:
-        raise APIError.said(404, "sync_off")
-    await request.app.state.rate_limiter.check(f"sync:{client}")
+    store, _ = await client_of(request)
     pairing = request.path_params["pairing"]
     if not PAIRING_ID.fullmatch(pairing):
         raise APIError(404, "there is no such pairing", "bad_pairing")
