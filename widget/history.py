@@ -27,8 +27,9 @@ from .keep_plan import KeepPlan
 from .key_value import Change, Conflict, KeyValue, StorageFull
 from .protocol import storage_key
 from .snapshots import Snapshot, dumps, read_snapshot
+from .sync_hook import NOT_SYNCED, SyncHook
 
-__all__ = ["NOT_SYNCED", "Entry", "History", "Kept", "SyncHook", "newest_first", "parse_meta"]
+__all__ = ["Entry", "History", "Kept", "newest_first", "parse_meta"]
 
 
 class Kept(Protocol):
@@ -47,40 +48,6 @@ class Kept(Protocol):
     async def pin(self, conversation_id: str, pinned: bool) -> None: ...
     async def changed(self, key: str) -> bool: ...
     async def accept(self, conversation_id: str) -> None: ...
-
-
-class SyncHook(Protocol):
-    """What synced history asks of the history it syncs, all in one place (`History.sync`;
-    `widget.sync.rounds.Syncer` is the one that does)."""
-
-    def backed_up(self, entry: Entry) -> bool:
-        """On the server as it is here: such conversations go first when the store is full."""
-        ...
-
-    async def forget_marks(self, entry: Entry) -> list[Change]:
-        """What forgetting it writes beside its removal, in the same batch: a mark that it is
-        to be deleted on the server too."""
-        ...
-
-    def heard(self, conversation_id: str, forgotten: bool) -> None:
-        """This tab kept, pinned or forgot it (`forgotten`): a round sends it soon."""
-        ...
-
-
-class NotSynced:
-    """The hook of a history that syncs nowhere."""
-
-    def backed_up(self, entry: Entry) -> bool:
-        return False
-
-    async def forget_marks(self, entry: Entry) -> list[Change]:
-        return []
-
-    def heard(self, conversation_id: str, forgotten: bool) -> None:
-        return None
-
-
-NOT_SYNCED = NotSynced()
 
 
 class History:

@@ -83,7 +83,7 @@ class Syncer:
         # marks the conversation in the same batch, for a round; a change is heard.
         history.sync = self
 
-    # -- the history's hook (`widget.history.SyncHook`) ----------------------------------------
+    # -- the history's hook (`widget.sync_hook.SyncHook`) ----------------------------------------
 
     def backed_up(self, entry: Entry) -> bool:
         return not self._known.changed_here(entry)

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 from ..claims import Locks
 from ..conversations import Conversations
 from ..errors import WidgetError
-from ..history import NOT_SYNCED, History
+from ..history import History
 from ..key_value import KeyValue
 from ..snapshots import from_dict
+from ..sync_hook import NOT_SYNCED
 from ..texts import Notice
 from .device import DeviceSpace
 
