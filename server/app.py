@@ -26,6 +26,7 @@ from .demo_wire import DemoTransport
 from .errors import APIError
 from .hosts import HostGuard
 from .limits import Budgets, RateLimiter, StreamSlots
+from .memory_turns import MemoryTurnStore
 from .metrics import Meter, Metrics, NullMetrics, count_refusal
 from .offline import OfflineManifest
 from .proxy import chat_completions
@@ -37,6 +38,7 @@ from .sync.pairing import pairing_routes
 from .sync.quotas import ClientQuotas
 from .sync.routes import sync_routes
 from .tracing import make_tracer
+from .turn_store import TurnStore
 from .turns import TURN_HEADER, Turns
 from .upstream_client import UpstreamClient
 from .usage import Usage
@@ -83,8 +85,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        if app.state.turns is not None:
-            await app.state.turns.aclose()
+        await app.state.turns.aclose()
         await upstream.aclose()
         if app.state.sync is not None:
             await app.state.sync.close()
@@ -146,10 +147,9 @@ def create_app(
     app.state.sync_quotas = ClientQuotas(
         settings.sync_client_spaces, settings.sync_client_bytes, counters
     )
-    app.state.turns = (
-        Turns(redis_client(settings.redis_url), idle_seconds=settings.upstream_timeout + 5)
-        if settings.redis_url
-        else None
+    app.state.turns = Turns(
+        TurnStore(redis_client(settings.redis_url)) if settings.redis_url else MemoryTurnStore(),
+        idle_seconds=settings.upstream_timeout + 5,
     )
     return app
 
@@ -201,10 +201,7 @@ async def stop_turn(request: Request) -> Response:
 
 
 def _turns(request: Request) -> Turns:
-    turns: Turns | None = request.app.state.turns
-    if turns is None:
-        request.app.state.identity.of(request)  # with a client secret, a valid token first
-        raise APIError.said(404, "turn_not_found.no_redis")
+    turns: Turns = request.app.state.turns
     return turns
 
 

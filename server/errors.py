@@ -82,7 +82,6 @@ TEXTS = {
     "invalid_client_token.missing": "This chat server needs a client token (the widget's token).",
     "turn_not_found": "This answer is no longer kept on the chat server (answers are kept for "
     "{minutes} minutes), so the rest of it cannot be shown.",
-    "turn_not_found.no_redis": "This chat server keeps answers for a reload only with Redis.",
     "store_unavailable": "Answers cannot be picked up right now: the chat server's store is away.",
     "sync_off": "This chat server does not keep synced history.",
     "sync_conflict": "This conversation changed on another device meanwhile.",

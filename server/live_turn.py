@@ -24,6 +24,8 @@ class LiveTurn:
         #: False once Redis failed for this turn: nobody else can read it
         self.shared = True
         self.stopping = False
+        #: True once a page was told the turn's id: only then can anyone pick it up
+        self.named = False
         self._cancel: Callable[[], None] = lambda: None
         self._changed = asyncio.Event()
 

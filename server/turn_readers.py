@@ -32,8 +32,10 @@ class LiveTurnResponse(Response):
             await while_connected(receive, lambda: self._relay(scope, send))
         finally:
             turn.listeners -= 1
-            if turn.listeners == 0 and not turn.shared and not turn.ended:
-                turn.stop()  # Redis failed: nobody else can pick this answer up
+            # Nobody can pick this answer up: Redis failed, or the page left before it was
+            # told the turn's id (before the first byte).
+            if turn.listeners == 0 and not turn.ended and not (turn.shared and turn.named):
+                turn.stop()
 
     async def _relay(self, scope: Scope, send: Send) -> None:
         turn = self.turn
@@ -43,6 +45,7 @@ class LiveTurnResponse(Response):
             await stream.refuse(turn.refused)
             return
         await stream.start()
+        turn.named = True
         sent = 0
         while True:
             for data in turn.events[sent:]:

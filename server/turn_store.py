@@ -61,6 +61,9 @@ class TurnStore:
     async def stop_asked(self, turn_id: str) -> bool:
         return bool(await self.client.exists(self.key(turn_id, ":stop")))
 
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
     def failed(self, exc: Exception) -> None:
         if not self._failing:
             log.warning(

@@ -1,11 +1,13 @@
-"""Answers that survive a reload: with Redis, each streamed answer is a turn of its own.
+"""Answers that survive a reload: each streamed answer is a turn of its own.
 
 A streamed chat request becomes a *turn*: its upstream request runs in a task of this
 process rather than in the HTTP request, so the page going away (a reload, a closed lid, a
 dropped connection) no longer cancels it. Every event goes to the page that asked, straight
-from memory, and to a Redis Stream, `chatkeep:turn:<id>`, whose entry ids are `0-1`, `0-2`,
-... so an event's number is its offset. The response names the turn (`X-Chatkeep-Turn`) and
-numbers its events (`id:`), and any worker of any server sharing the Redis answers
+from memory, and to a store: with Redis a Redis Stream, `chatkeep:turn:<id>`, whose entry
+ids are `0-1`, `0-2`, ... so an event's number is its offset; without it this process's
+memory (`server.memory_turns`). The response names the turn (`X-Chatkeep-Turn`) and
+numbers its events (`id:`), and the process (with Redis: any worker of any server sharing
+the Redis) answers
 
     GET    /api/chat/turns/<id>?after=<n>   the events after the n-th, then the rest as it comes
     DELETE /api/chat/turns/<id>             stop: the upstream request ends within a second
@@ -14,7 +16,7 @@ A turn id is 144 random bits, known only to the client it was given to; with cli
 it is also bound to the token's subject. The stream is kept `KEEP_SECONDS` after its last
 event; a turn runs at most that long. The upstream is asked once, however many readers.
 
-If Redis cannot be reached when a request comes, the request is relayed as without Redis;
+If Redis is configured but cannot be reached when a request comes, the request is relayed as without Redis;
 if it goes away mid-answer, the page that asked still gets the whole answer, and the turn is
 cancelled as before once that page goes away (nobody could pick it up). A warning is logged.
 """
@@ -25,8 +27,6 @@ import asyncio
 import json
 import logging
 import secrets
-from typing import Any
-
 import anyio
 from starlette.requests import Request
 from starlette.responses import Response
@@ -34,6 +34,7 @@ from starlette.responses import Response
 from .errors import APIError
 from .limits import Release, Releasing
 from .live_turn import LiveTurn
+from .memory_turns import MemoryTurnStore
 from .turn_readers import TURN_HEADER, LiveTurnResponse, StoredTurnResponse
 from .turn_store import KEEP_SECONDS, TurnStore
 from .upstream import UpstreamCall
@@ -52,8 +53,8 @@ BROKEN = APIError.said(502, "server_error")
 class Turns:
     """Starts turns, lets any process read or stop them, and ends them on shutdown."""
 
-    def __init__(self, client: Any, idle_seconds: float) -> None:
-        self.store = TurnStore(client)
+    def __init__(self, store: TurnStore | MemoryTurnStore, idle_seconds: float) -> None:
+        self.store = store
         self.redis_errors = self.store.errors
         #: a reader gives up on a turn that sends nothing for this long (its server died)
         self.idle_seconds = idle_seconds
@@ -116,7 +117,7 @@ class Turns:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self.store.client.aclose()
+        await self.store.aclose()
 
     # -- one turn ------------------------------------------------------------------------
 

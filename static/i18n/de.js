@@ -116,7 +116,6 @@ export default {
   "error.invalid_client_token.expired": "Das Client-Token ist abgelaufen: Die Seite muss ein neues ausstellen.",
   "error.invalid_client_token.missing": "Dieser Chat-Server braucht ein Client-Token (das token des Widgets).",
   "error.turn_not_found": "Diese Antwort liegt nicht mehr auf dem Chat-Server (Antworten bleiben {minutes} Minuten erhalten), darum fehlt ihr Rest.",
-  "error.turn_not_found.no_redis": "Dieser Chat-Server bewahrt Antworten für ein Neuladen nur mit Redis auf.",
   "error.store_unavailable": "Antworten lassen sich gerade nicht abholen: Der Speicher des Chat-Servers ist nicht erreichbar.",
   "error.sync_off": "Dieser Chat-Server bewahrt keinen synchronisierten Verlauf auf.",
   "error.sync_conflict": "Dieses Gespräch wurde inzwischen auf einem anderen Gerät geändert.",

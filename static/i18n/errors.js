@@ -29,7 +29,6 @@ export default {
   "error.invalid_client_token.expired": "The client token has expired: ask the page for a new one.",
   "error.invalid_client_token.missing": "This chat server needs a client token (the widget's token).",
   "error.turn_not_found": "This answer is no longer kept on the chat server (answers are kept for {minutes} minutes), so the rest of it cannot be shown.",
-  "error.turn_not_found.no_redis": "This chat server keeps answers for a reload only with Redis.",
   "error.store_unavailable": "Answers cannot be picked up right now: the chat server's store is away.",
   "error.bad_sync_code": "That is not a sync code: a sync code has {length} letters and digits, as the other device shows it.",
   "error.sync_unreadable": "{count} synced conversations could not be read with this sync code and were left out.",

@@ -117,7 +117,6 @@ export default {
   "error.invalid_client_token.expired": "El token de cliente ha caducado: la página tiene que dar uno nuevo.",
   "error.invalid_client_token.missing": "Este servidor de chat necesita un token de cliente (el atributo token del widget).",
   "error.turn_not_found": "Esta respuesta ya no se guarda en el servidor de chat (las respuestas se guardan {minutes} min), así que no se puede mostrar el resto.",
-  "error.turn_not_found.no_redis": "Este servidor de chat solo guarda las respuestas para una recarga con Redis.",
   "error.store_unavailable": "Ahora no se pueden recuperar las respuestas: el almacén del servidor de chat no responde.",
   "error.bad_sync_code": "Eso no es un código de sincronización: tiene {length} letras y cifras, tal como lo muestra el otro dispositivo.",
   "error.sync_unreadable": "{count} conversaciones sincronizadas no se pudieron leer con este código y se dejaron fuera.",

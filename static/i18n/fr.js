@@ -117,7 +117,6 @@ export default {
   "error.invalid_client_token.expired": "Le jeton client a expiré : la page doit en fournir un nouveau.",
   "error.invalid_client_token.missing": "Ce serveur de chat demande un jeton client (l’attribut token du widget).",
   "error.turn_not_found": "Cette réponse n’est plus gardée sur le serveur de chat (les réponses le sont {minutes} min), la suite ne peut donc pas s’afficher.",
-  "error.turn_not_found.no_redis": "Ce serveur de chat ne garde les réponses pour un rechargement qu’avec Redis.",
   "error.store_unavailable": "Impossible de récupérer les réponses pour l’instant : le stockage du serveur de chat ne répond pas.",
   "error.bad_sync_code": "Ce n’est pas un code de synchronisation : il compte {length} lettres et chiffres, tels que l’autre appareil les affiche.",
   "error.sync_unreadable": "{count} conversations synchronisées n’ont pas pu être lues avec ce code et ont été laissées de côté.",

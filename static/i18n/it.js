@@ -116,7 +116,6 @@ export default {
   "error.invalid_client_token.expired": "Il token del client è scaduto: la pagina deve fornirne uno nuovo.",
   "error.invalid_client_token.missing": "Questo server di chat richiede un token del client (l'attributo token del widget).",
   "error.turn_not_found": "Questa risposta non è più conservata sul server di chat (le risposte restano {minutes} min), quindi il resto non si può mostrare.",
-  "error.turn_not_found.no_redis": "Questo server di chat conserva le risposte per un ricaricamento solo con Redis.",
   "error.store_unavailable": "Al momento non si possono recuperare le risposte: l'archivio del server di chat non risponde.",
   "error.bad_sync_code": "Questo non è un codice di sincronizzazione: ha {length} lettere e cifre, come lo mostra l'altro dispositivo.",
   "error.sync_unreadable": "{count} conversazioni sincronizzate non si sono potute leggere con questo codice e sono state escluse.",

@@ -113,7 +113,6 @@ export default {
   "error.invalid_client_token.expired": "クライアントトークンの有効期限が切れています。ページから新しいトークンを受け取る必要があります。",
   "error.invalid_client_token.missing": "このチャットサーバーにはクライアントトークン（ウィジェットの token 属性）が必要です。",
   "error.turn_not_found": "この回答はもうチャットサーバーに残っていません（回答の保存期間は {minutes} 分です）。そのため続きを表示できません。",
-  "error.turn_not_found.no_redis": "このチャットサーバーは Redis がある場合にのみ、再読み込み用に回答を保存します。",
   "error.store_unavailable": "現在、回答を取得できません。チャットサーバーのストアが応答しません。",
   "error.bad_sync_code": "同期コードではありません。同期コードは、もう一方の端末に表示されるとおりの {length} 文字の英数字です。",
   "error.sync_unreadable": "同期された会話のうち {count} 件はこの同期コードで読めなかったため、除外しました。",

@@ -117,7 +117,6 @@ export default {
   "error.invalid_client_token.expired": "O token do cliente expirou: a página precisa fornecer um novo.",
   "error.invalid_client_token.missing": "Este servidor de chat precisa de um token do cliente (o atributo token do widget).",
   "error.turn_not_found": "Esta resposta não está mais guardada no servidor de chat (as respostas ficam {minutes} min), então o restante não pode ser mostrado.",
-  "error.turn_not_found.no_redis": "Este servidor de chat só guarda respostas para uma recarga com Redis.",
   "error.store_unavailable": "Não dá para buscar as respostas agora: o armazenamento do servidor de chat não responde.",
   "error.bad_sync_code": "Isso não é um código de sincronização: ele tem {length} letras e números, do jeito que o outro aparelho mostra.",
   "error.sync_unreadable": "{count} conversas sincronizadas não puderam ser lidas com este código e ficaram de fora.",

@@ -113,7 +113,6 @@ export default {
   "error.invalid_client_token.expired": "客户端令牌已过期：需要页面提供新的令牌。",
   "error.invalid_client_token.missing": "此聊天服务器需要客户端令牌（即小组件的 token 属性）。",
   "error.turn_not_found": "聊天服务器上已不再保存这条回答（回答保存 {minutes} 分钟），因此无法显示其余部分。",
-  "error.turn_not_found.no_redis": "此聊天服务器只有配备 Redis 时，才会为页面重新加载保存回答。",
   "error.store_unavailable": "目前无法取回回答：聊天服务器的存储没有响应。",
   "error.bad_sync_code": "这不是同步码：同步码由 {length} 个字母和数字组成，与另一台设备上显示的一致。",
   "error.sync_unreadable": "有 {count} 个同步的对话无法用此同步码读取，已被略过。",

@@ -208,7 +208,7 @@ def _streamed_text(runtime_dir: Path, *raw_events: str) -> tuple[str, str]:
 
     with make_client(runtime_dir, Upstream(answer)) as http:
         body = http.post("/api/chat/completions", json=chat(stream=True)).text
-    events = [json.loads(line[6:]) for line in body.split("\n\n") if line.startswith("data: {")]
+    events = [json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: {")]
     text = "".join(e["choices"][0]["delta"].get("content") or "" for e in events if e["choices"])
     return body, text
 

@@ -97,22 +97,29 @@ def test_the_client_cannot_steer_the_upstream(upstream: tuple[FakeUpstream, str]
     assert "x-base-url" not in received.headers and "x-forwarded-host" not in received.headers
 
 
-def test_a_client_leaving_mid_stream_closes_the_upstream_within_a_second(
+def test_a_client_leaving_mid_stream_leaves_its_answer_kept_until_it_stops_it(
     upstream: tuple[FakeUpstream, str],
 ) -> None:
+    """A page that went away mid-answer (a locked phone) may come back for the rest: the answer
+    runs on, without Redis too; "Stop" (DELETE of its turn) closes the upstream within a second."""
     fake, url = upstream
     fake.mode = "slow_stream"
     with proxy(url) as server, httpx.Client() as client:
         with client.stream(
             "POST", f"{server.url}/api/chat/completions", json=chat(stream=True)
         ) as r:
+            turn = r.headers["x-chatkeep-turn"]
             lines = r.iter_lines()
-            assert next(lines).startswith("data: ")
-            left = time.monotonic()
+            assert next(lines).startswith("id: ")
+        with client.stream("GET", f"{server.url}/api/chat/turns/{turn}?after=1") as again:
+            assert next(again.iter_lines()).startswith("id: 2")  # it ran on, from where it was
+        assert fake.received[0].ended is None
+        stopped = time.monotonic()
+        assert client.delete(f"{server.url}/api/chat/turns/{turn}").status_code == 204
         wait_for(lambda: fake.received[0].ended is not None)
         ended = fake.received[0].ended
-        assert ended is not None and ended - left < 1.0
-        assert fake.received[0].client_left
+        assert ended is not None and ended - stopped < 1.0
+        assert fake.received[0].client_left and len(fake.received) == 1
 
 
 def test_a_client_leaving_before_the_first_byte_closes_the_upstream(
@@ -153,7 +160,7 @@ def test_failures_mid_stream_end_with_one_error_event(
         proxy(url) as server,
         httpx.stream("POST", f"{server.url}/api/chat/completions", json=chat(stream=True)) as r,
     ):
-        lines = [line for line in r.iter_lines() if line]
+        lines = [line for line in r.iter_lines() if line.startswith("data: ")]
     assert "comment" not in "".join(lines)
     assert json.loads(lines[0][6:])["choices"][0]["delta"]["content"] == "Hello"
     error = json.loads(lines[-1][6:])["error"]
@@ -197,5 +204,9 @@ def test_one_client_cannot_hold_every_answer_at_once(upstream: tuple[FakeUpstrea
         assert (first.status_code, second.status_code) == (200, 200)
         assert third.status_code == 429 and third.headers["retry-after"] == "1"
         assert third.json()["error"]["code"] == "too_many_streams"
-        first.close()  # one answer ends: its slot is free again
+        # One answer ends (leaving is not enough: it runs on for the page's return), and its
+        # slot is free again.
+        assert http.delete(f"{server.url}/api/chat/turns/{first.headers['x-chatkeep-turn']}")\
+            .status_code == 204  # fmt: skip
+        first.close()
         wait_for(lambda: http.post(endpoint, json=chat()).status_code == 200, timeout=5)

@@ -160,15 +160,6 @@ def test_an_upstream_refusal_is_an_error_response_not_a_turn(redis: RedisServer)
     assert "credentials" in refused.json()["error"]["message"]
 
 
-def test_without_redis_answers_are_not_named_and_nothing_is_kept() -> None:
-    with ChatkeepServer() as server:
-        response = start(server.url, model="demo")
-        turns = httpx.get(f"{server.url}/api/chat/turns/anything")
-    assert response.status_code == 200 and TURN not in response.headers
-    assert not any(line.startswith("id:") for line in response.text.splitlines())
-    assert turns.status_code == 404 and "Redis" in turns.json()["error"]["message"]
-
-
 def test_redis_going_away_mid_answer_never_fails_the_chat(
     redis: RedisServer, slow_upstream: tuple[FakeUpstream, str]
 ) -> None:
