@@ -277,6 +277,12 @@ export class ChatWidget extends HTMLElement {
     const { signal } = this.#connection;
     addEventListener("online", connectivity, { signal });
     addEventListener("offline", connectivity, { signal });
+    // Back from a locked phone, a background tab or a dropped line: an answer being written
+    // is caught up at once, from where it stopped (the server kept it).
+    const back = () => document.visibilityState === "visible" && this.client?.wake();
+    addEventListener("online", back, { signal });
+    document.addEventListener("visibilitychange", back, { signal });
+    document.addEventListener("resume", back, { signal });
   }
 }
 

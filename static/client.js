@@ -304,6 +304,11 @@ export class WidgetClient extends EventTarget {
     this.dispatchEvent(new CustomEvent("unsent", { detail: texts }));
   }
 
+  /** The page is back: an answer whose connection dropped is asked for again at once. */
+  wake() {
+    if (this.#isReady) this.#channel?.request(KIND.wake, {}).catch(() => {});
+  }
+
   /** Resolves once no turn runs: at once when idle, else when the running one settles. */
   settled() {
     return this.#ready.promise.then(untilIdle);

@@ -21,6 +21,8 @@ export const KIND = Object.freeze({
   downscale: "downscale",
   /** Pyodide's WebAssembly module, compiled by the page (static/worker-start.js), or null */
   runtime: "runtime",
+  /** the page is back (visible, resumed, online): an answer whose line dropped is asked for now */
+  wake: "wake",
 });
 /** What the worker asks of the page: localStorage, the host's own history store, a tool. */
 export const REQUEST = Object.freeze({ storage: "storage", historyStore: "historyStore", callTool: "callTool" });
@@ -47,6 +49,7 @@ export const PAYLOAD = Object.freeze({
   callTool: { name: "string", arguments: "object" },
   downscale: { file: "any" },
   runtime: { module: "any" },
+  wake: {},
 });
 
 /**

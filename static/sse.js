@@ -6,6 +6,20 @@ import { SENTENCE, TURN_HEADER, TURN_KEY } from "./protocol.js";
 
 /** Waits (ms) before asking again for an answer whose connection dropped; then it fails. */
 const RETRY_DELAYS = [250, 1000, 2000, 4000, 8000];
+/** While the browser is offline, it looks again this often (ms) if it is not told sooner. */
+const OFFLINE_LOOK_MS = 8000;
+
+/** Pauses that end as soon as the page is back (visible, resumed, online): see `wakeStreams`. */
+const sleepers = new Set();
+
+/**
+ * The page is back (it was hidden, frozen or offline): every answer waiting to ask again for
+ * the rest of a dropped connection asks now, and a connection that may have died silently
+ * while the page slept is replaced (from the last event read: nothing shows twice).
+ */
+export function wakeStreams() {
+  for (const wake of [...sleepers]) wake();
+}
 
 /**
  * Starts a request for an answer and returns a reader of batches.
@@ -40,8 +54,12 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
   let turn = "turn" in request ? request.turn : null;
   let after = 0; // the number of the last event read
 
+  /** @type {AbortController | null} the connection being read, replaced when the page wakes */
+  let attempt = null;
+  controller.signal.addEventListener("abort", () => attempt?.abort(), { once: true });
   const connect = () => {
-    const signal = controller.signal;
+    attempt = new AbortController();
+    const signal = attempt.signal;
     if ("body" in request && !turn) {
       return fetch(`${endpoint}/chat/completions`, {
         method: "POST",
@@ -53,6 +71,16 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
     const url = `${endpoint}/chat/turns/${encodeURIComponent(turn ?? "")}?after=${after}`;
     return fetch(url, { headers: { accept: "text/event-stream", ...headers }, signal });
   };
+
+  // Woken while reading a named answer: the connection may be dead without knowing it (a
+  // phone's line dropped while it was locked), so it is replaced, from the last event read.
+  let woken = false;
+  const replace = () => {
+    if (!turn || !attempt || attempt.signal.aborted) return;
+    woken = true;
+    attempt.abort();
+  };
+  sleepers.add(replace);
 
   (async () => {
     try {
@@ -79,7 +107,18 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
           throw new Dropped(CLOSED_EARLY);
         } catch (error) {
           if (controller.signal.aborted) throw error;
-          if (!turn || retries === retryDelays.length) throw error;
+          if (!turn) throw error;
+          if (woken) {
+            woken = false;
+            continue; // replaced on waking: at once, and no try is spent
+          }
+          // Offline (a phone in a tunnel, a dropped line) costs no try: the answer is kept on
+          // the server; it is asked for again once the page is back online.
+          if (globalThis.navigator?.onLine === false) {
+            await pause(OFFLINE_LOOK_MS, controller.signal);
+            continue;
+          }
+          if (retries === retryDelays.length) throw error;
           await pause(retryDelays[retries++], controller.signal);
         }
       }
@@ -90,6 +129,7 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
           ? { message: CLOSED_EARLY, code: "connection_closed", params: {} }
           : { message: `The chat server could not be reached (${error.message}).`, code: "server_unreachable", params: { detail: String(error.message) } };
     } finally {
+      sleepers.delete(replace);
       finished = true;
       notify();
     }
@@ -116,16 +156,26 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
 class Dropped extends Error {}
 const CLOSED_EARLY = "The connection closed before the answer was complete.";
 
-/** Resolves after `ms`, or rejects at once when `signal` aborts. */
+/** Resolves after `ms` or when the page is back (`wakeStreams`), or rejects once `signal` aborts. */
 function pause(ms, signal) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
+    const done = () => {
+      clearTimeout(timer);
+      sleepers.delete(done);
+      resolve(undefined);
+    };
+    const timer = setTimeout(done, ms);
+    sleepers.add(done);
     signal.addEventListener("abort", () => {
       clearTimeout(timer);
+      sleepers.delete(done);
       reject(new Error("aborted"));
     }, { once: true });
   });
 }
+
+// The worker hears the browser come back online itself; visible and resumed, from the page.
+globalThis.addEventListener?.("online", wakeStreams);
 
 /**
  * Each Server-Sent Event in a byte stream: its `data`, and its `id` ("" without one).

@@ -7,7 +7,7 @@
 import { pack, streams, unpack } from "./codec.js";
 import { EVENT, KIND, REQUEST, STORAGE, storageKey, WORKER_CALLS } from "./protocol.js";
 import { Channel, ReplyError } from "./rpc.js";
-import { openStream } from "./sse.js";
+import { openStream, wakeStreams } from "./sse.js";
 import { downscaled } from "./downscale.js";
 import { BUILD } from "./served-from.js";
 import { importLoader, importWidget, loadRuntime, requireWebAssembly, useRuntimeFromPage } from "./python-runtime.js";
@@ -38,6 +38,7 @@ const channel = new Channel(self, {
   [KIND.runtime]: ({ module }) => receiveRuntime(module instanceof WebAssembly.Module ? module : null),
   [KIND.init]: ({ config, keepSnapshot: mayKeep = true }) => boot(config, mayKeep),
   [KIND.downscale]: ({ file }) => downscaled(file),
+  [KIND.wake]: () => wakeStreams(),
   [KIND.call]: async ({ op, args }) => {
     if (!bridge) throw Object.assign(new Error("The chat is still starting."), { code: "starting" });
     /** `{"result": …}` or `{"error": {message, bug?}}`: parsed here, once; plain data onwards */

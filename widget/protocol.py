@@ -14,6 +14,8 @@ A message between the page and the worker is one of `MESSAGE_KINDS`, with the pa
     {id, type: <one of REQUESTS>, ...}         worker → page: what only the page can do
     {id, type: "downscale", file}              page → worker: an image made small
     {id, type: "runtime", module}              page → worker: Pyodide's compiled WebAssembly
+    {id, type: "wake"}                         page → worker: the page is back (visible,
+                                               resumed, online): a dropped answer is asked for now
 
 A payload's shape maps each field to a type: `string`, `number`, `boolean`, `object`, `array`,
 `null`, `any`, or several joined by `|`; a field whose name ends in `?` may be left out.
@@ -31,6 +33,7 @@ MESSAGE_KINDS = (
     "event",
     "downscale",
     "runtime",
+    "wake",
 )
 #: What the worker asks of the page: localStorage, the host's own history store, a tool.
 REQUESTS = ("storage", "historyStore", "callTool")
@@ -62,6 +65,8 @@ PAYLOADS: dict[str, Shape] = {
     "downscale": {"file": "any"},
     # Pyodide's WebAssembly module as the page compiled it (Chromium caches it there only)
     "runtime": {"module": "any"},
+    # the page is back from hidden, frozen or offline: streams waiting to ask again ask now
+    "wake": {},
 }
 
 #: What Python may call on the worker (`widget.bridge`; static/worker.js hands exactly these

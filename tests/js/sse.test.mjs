@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 
-import { openStream } from "../../static/sse.js";
+import { openStream, wakeStreams } from "../../static/sse.js";
 
 const realFetch = globalThis.fetch;
 afterEach(() => {
@@ -163,4 +163,55 @@ test("U+2028, U+2029 and U+0085 inside JSON strings end no line", async () => {
   const text = "one\u2028two\u2029three\u0085four";
   serve(chunked(`data: ${chunk(text)}\r\n\r\ndata: [DONE]\n\n`));
   assert.equal(texts(await readAll(openStream("http://chat/api", { body: "{}" }))), text);
+});
+
+test("offline costs no try: the answer is asked for again once the browser is back online", async () => {
+  const offline = Array.from({ length: 7 }, () => () => {
+    setTimeout(wakeStreams, 0); // the browser tells the worker it looked again
+    return Promise.reject(new TypeError("offline"));
+  });
+  const back = () => {
+    globalThis.navigator.onLine = true;
+    return stream(["the sea."], { first: 2 });
+  };
+  const requests = serve(stream(["The moon pulls "], { drop: true }), ...offline, back);
+  Object.defineProperty(globalThis, "navigator", { value: { onLine: false }, configurable: true, writable: true });
+  try {
+    const reading = readAll(openStream("http://chat/api", { body: "{}" }, {}, [1]));
+    // The drop found the browser offline: it waits to be told the browser looked again.
+    while (requests.length < 2) {
+      wakeStreams();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const chunks = await reading;
+    assert.equal(texts(chunks), "The moon pulls the sea.");
+    assert.equal(requests.length, 9); // the first request, seven looks while offline, the rest
+    assert.equal(requests.at(-1).url, "http://chat/api/chat/turns/T1?after=1");
+  } finally {
+    delete globalThis.navigator;
+  }
+});
+
+test("a page that wakes replaces a connection that died without knowing it, from the last event", async () => {
+  let stalled;
+  const silent = (init) => {
+    const hung = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`id: 1\ndata: ${chunk("The moon ")}\n\n`));
+        init.signal.addEventListener("abort", () => controller.error(new DOMException("aborted", "AbortError")));
+        stalled = init.signal;
+      },
+    });
+    return new Response(hung, { headers: { "x-chatkeep-turn": "T1" } });
+  };
+  const requests = serve(silent, stream(["pulls ", "the sea."], { first: 2 }));
+  const reader = openStream("http://chat/api", { body: "{}" }, {}, []); // no try to spend
+  const first = JSON.parse(await reader.next());
+  wakeStreams(); // the phone was unlocked
+  const chunks = [...first, ...(await readAll(reader))];
+  assert.ok(stalled.aborted);
+  assert.equal(texts(chunks), "The moon pulls the sea."); // nothing twice
+  assert.deepEqual(requests.map((r) => r.url), [
+    "http://chat/api/chat/completions", "http://chat/api/chat/turns/T1?after=1",
+  ]);
 });
