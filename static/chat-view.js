@@ -12,6 +12,8 @@ import { Launcher } from "./launcher.js";
 import { createRenderer } from "./markdown.js";
 import { carryOut } from "./message-actions.js";
 import { Notices } from "./notices.js";
+import { SendQueue } from "./send-queue.js";
+import { Follower } from "./follow.js";
 import { fillSteadily } from "./progress.js";
 import { EVENT } from "./protocol.js";
 import { english, loadStrings } from "./strings.js";
@@ -32,6 +34,10 @@ export class ChatView {
   #notices;
   #historyView;
   #composer;
+  /** @type {Follower} */
+  #follower;
+  /** @type {SendQueue | null} messages written while an answer is */
+  #queue = null;
   /** @type {Transcript | null} */
   #transcript = null;
   /** @type {WidgetClient | null} */
@@ -60,7 +66,7 @@ export class ChatView {
       offline: $(".offline"), suggestions: $(".suggestions"), launcher: $(".launcher"),
       close: $(".close"), chat: $(".chat"), options: $(".options"), choices: $(".choices"),
       historyButton: $(".history-button"), newConversation: $(".new"), download: $(".download"),
-      consent: $(".consent"),
+      consent: $(".consent"), jump: $(".jump"), queue: $(".queue"),
     };
     this.#elements.consent.addEventListener("click", () => host.grantConsent());
     const t = (key, values) => this.#t(key, values);
@@ -81,10 +87,12 @@ export class ChatView {
       prepare: (file) => prepareFile(file, this.#client, pdfSeconds(host)),
       limit: () => host.maxAttachmentBytes,
       alert: (text) => (text ? this.#notices.alert(text) : this.#notices.clear()),
-      send: (text, attachments) => this.#act("send", { text, attachments }),
+      send: (text, attachments) => this.#send(text, attachments),
       stop: () => this.#act("stop", {}),
       lang: () => language(host),
     });
+    this.#follower = new Follower(this.#elements.log, this.#elements.jump,
+      () => this.#notices.announce(this.#t("jump.below")), this.#composer.field);
   }
 
   /**
@@ -94,11 +102,22 @@ export class ChatView {
    * @param {WidgetClient} client
    * A link that carried a sync code (`syncLink`) is offered once synced history starts.
    * @param {{historyOff: boolean, pinnable: boolean, onOpen: () => void,
-   *   syncLink?: import("./sync-link.js").SyncLink | null}} options
+   *   syncLink?: import("./sync-link.js").SyncLink | null,
+   *   kept?: {storage: () => Storage | null, key: string}}} options  `kept`: where
+   *   messages waiting to be sent are kept for a reload
    */
-  connect(client, { historyOff, pinnable, onOpen, syncLink = null }) {
+  connect(client, { historyOff, pinnable, onOpen, syncLink = null, kept = { storage: () => null, key: "" } }) {
     const host = this.#host;
     this.#client = client;
+    this.#queue = new SendQueue(this.#elements.queue, {
+      t: (key, values) => this.#t(key, values), ...kept,
+      send: (text, attachments) => this.#sendQueued(text, attachments),
+      stopAnswer: () => this.#act("stop", {}),
+      edit: (text) => {
+        const { field } = this.#composer;
+        this.#composer.put(field.value.trim() ? `${text}\n\n${field.value}` : text);
+      },
+    });
     let render = (/** @type {HTMLElement} */ target, /** @type {string} */ text) => void (target.textContent = text);
     const drawable = new Promise((resolve) => (this.#rendered = (markdown) => resolve((render = markdown))));
     const localized = this.#localize();
@@ -157,6 +176,7 @@ export class ChatView {
   setLanguage() {
     this.#localize().then(() => {
       this.renderMeta();
+      this.#queue?.render();
       if (this.#client) this.#transcript?.messagesChanged(this.#client.state.messages, 0);
     });
   }
@@ -224,6 +244,8 @@ export class ChatView {
       }
       wasBusy = client.state.busy;
       this.renderMeta();
+      const { busy, unfinished, id } = client.state;
+      if (client.isReady && !busy && !unfinished) this.#queue?.idle(id);
       if (client.state.id !== this.#conversationId) {
         this.#conversationId = client.state.id;
         this.#announceEvent("chatkeep-conversation", { id: client.state.id, title: client.state.title });
@@ -273,6 +295,33 @@ export class ChatView {
     setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
   }
 
+  /**
+   * What the person sent: at once, or, while an answer is written, queued below it.
+   * @param {string} text @param {object[]} attachments
+   */
+  #send(text, attachments) {
+    const client = /** @type {WidgetClient} */ (this.#client);
+    if (client.isReady && client.state.busy && this.#queue) {
+      this.#queue.add(client.state.id, text, attachments);
+      this.#notices.announce(this.#t("queue.added"));
+      return undefined;
+    }
+    this.#follower.toEnd();
+    return this.#act("send", { text, attachments });
+  }
+
+  /** A queued message goes: rejects, the refusal said, when the session refused it. */
+  async #sendQueued(/** @type {string} */ text, /** @type {object[]} */ attachments) {
+    this.#follower.toEnd();
+    this.#notices.clear();
+    try {
+      await /** @type {WidgetClient} */ (this.#client).call("send", { text, attachments });
+    } catch (error) {
+      if (error.code !== "busy") this.#notices.alert({ message: error.message, code: error.code, params: error.params });
+      throw error;
+    }
+  }
+
   /** Runs an operation in the session, showing a refusal as an alert. */
   async #act(op, args) {
     this.#notices.clear();
@@ -284,10 +333,10 @@ export class ChatView {
     }
   }
 
-  /** Keeps the view at the newest message while an answer streams. */
+  /** Follows an answer as it streams, while the reader is at its end (./follow.js). */
   #followAnswer() {
     const { state, draft } = /** @type {WidgetClient} */ (this.#client);
-    if (draft || state.busy) this.#elements.log.scrollTop = this.#elements.log.scrollHeight;
+    if (draft || state.busy) this.#follower.grew();
   }
 
   /** A DOM event on the element that bubbles and crosses the shadow boundary. */

@@ -39,6 +39,8 @@ import "./progress.js";
 import "./protocol.js";
 import "./read-aloud.js";
 import "./rpc.js";
+import "./send-queue.js";
+import "./follow.js";
 import "./served-from.js";
 import "./settings.js";
 import "./storage.js";
@@ -205,6 +207,8 @@ export class ChatWidget extends HTMLElement {
     this.#view.connect(this.client, {
       historyOff: config.history === "off", pinnable: config.history !== "host", onOpen: () => this.#start(),
       syncLink,
+      // Messages waiting to be sent are kept where the conversations are, in this browser.
+      kept: { storage: () => (config.history === "local" ? this.#consent?.area() ?? null : null), key: `${config.prefix}:queue` },
     });
     this.#connectSession(this.client);
     // Inline, the chat shows at once; a launcher starts when opened, or now with `preload`.

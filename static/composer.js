@@ -41,6 +41,14 @@ export class Composer {
       }
     });
     this.#stop.addEventListener("click", stop);
+    this.#field.addEventListener("input", () => this.#showSend());
+  }
+
+  #busy = false;
+
+  /** While an answer is written, Send shows beside Stop once there is something to queue. */
+  #showSend() {
+    this.#send.hidden = this.#busy && !this.#field.value.trim() && !this.#tray.count;
   }
 
   /** The message field, for the launcher to focus. */
@@ -48,10 +56,14 @@ export class Composer {
     return this.#field;
   }
 
-  /** Send while idle and online; Stop while an answer is written. */
+  /**
+   * Send while online; Stop while an answer is written, and Send beside it once something is
+   * written (it waits, queued, for the answer to settle).
+   */
   show({ busy, online }) {
-    this.#send.disabled = busy || !online;
-    this.#send.hidden = busy;
+    this.#busy = busy;
+    this.#send.disabled = !online;
+    this.#showSend();
     this.#stop.hidden = !busy;
   }
 
@@ -67,6 +79,7 @@ export class Composer {
     this.#dictation.stop();
     const attachments = this.#tray.take();
     this.#field.value = "";
+    this.#showSend();
     this.#onSend(text, attachments);
   }
 }

@@ -50,6 +50,8 @@ export const TEMPLATE = `
       </section>
     </div>
   </div>
+  <button type="button" class="jump" part="jump" data-t="jump.latest" hidden></button>
+  <ul class="queue" role="list" part="queue" data-t-label="queue.list" hidden></ul>
   <form class="composer" part="composer">
     <ul class="files" data-t-label="files" hidden></ul>
     <div class="row">
