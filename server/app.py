@@ -32,7 +32,7 @@ from .offline import OfflineManifest
 from .proxy import chat_completions
 from .request_log import RequestLog
 from .security import HardeningHeaders, OriginGuard, page_policy, route_path
-from .settings import Settings
+from .settings import DEMO_CONTEXT, DEMO_MODEL, Settings
 from .sync import open_store
 from .sync.pairing import pairing_routes
 from .sync.quotas import ClientQuotas
@@ -177,14 +177,20 @@ async def healthz(request: Request) -> Response:
 async def list_models(request: Request) -> Response:
     settings: Settings = request.app.state.settings
     request.app.state.identity.of(request)  # with a client secret, a valid token first
-    data: list[dict[str, str]] = []
+    data: list[dict[str, object]] = []
     for provider in settings.providers:
-        data += [{"id": model_id, "object": "model", "owned_by": provider.name,
-                  "provider": provider.name} for model_id in provider.ids()]  # fmt: skip
+        for model in provider.models:
+            data.append({"id": f"{provider.name}/{model}", "object": "model",
+                         "owned_by": provider.name, "provider": provider.name})  # fmt: skip
+            if model in provider.context:  # for the widget's context meter
+                data[-1]["context_window"] = provider.context[model]
     if not settings.providers:
         data = [
             {"id": model, "object": "model", "owned_by": "chatkeep"} for model in settings.models
         ]
+        for listed in data:
+            if settings.uses_demo_model and listed["id"] == DEMO_MODEL:
+                listed["context_window"] = DEMO_CONTEXT
     # What the widget needs to know rides along: the tool calls it runs per answer, and
     # whether this server keeps synced history.
     limits = {"max_tool_calls": settings.max_tool_calls, "sync": settings.sync_store is not None}

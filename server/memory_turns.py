@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .turn_store import KEEP_SECONDS
@@ -36,7 +37,9 @@ class MemoryTurnStore:
     #: nothing here fails as a network store does
     errors: tuple[type[Exception], ...] = ()
 
-    def __init__(self, max_bytes: int = MAX_BYTES, clock=time.monotonic) -> None:
+    def __init__(
+        self, max_bytes: int = MAX_BYTES, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.max_bytes = max_bytes
         self._clock = clock
         self._turns: dict[str, _Kept] = {}

@@ -5,6 +5,9 @@
 base_url = "https://api.openai.com/v1"
 api_key_env = "OPENAI_API_KEY"   # the name of a variable: keys never live in the file
 models = ["gpt-4o-mini", "gpt-4o"]
+
+[providers.openai.context]           # optional: each model's context window, in tokens
+"gpt-4o-mini" = 128000
 ```
 
 With a config, model ids are `<provider>/<model>`, split at the first `/` (provider names hold
@@ -32,6 +35,8 @@ class Provider:
     api_key: str | None = field(default=None, repr=False)
     #: USD per million tokens, per model: (input, output)
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    #: the context window of a model, in tokens, where the providers file says
+    context: Mapping[str, int] = field(default_factory=dict)
 
     def ids(self) -> tuple[str, ...]:
         return tuple(f"{self.name}/{model}" for model in self.models)
@@ -72,7 +77,7 @@ def load_providers(path: str | Path, environ: Mapping[str, str]) -> tuple[Provid
             raise ConfigError(f"{where}: a provider name is letters, digits, '_', '-' or '.'")
         if not isinstance(table, dict):
             raise ConfigError(f"{where}: must be a table")
-        unknown = set(table) - {"base_url", "api_key_env", "models", "prices"}
+        unknown = set(table) - {"base_url", "api_key_env", "models", "prices", "context"}
         if unknown:
             raise ConfigError(f"{where}: unknown keys {sorted(unknown)} (keys go in variables)")
         base_url = table.get("base_url")
@@ -96,7 +101,9 @@ def load_providers(path: str | Path, environ: Mapping[str, str]) -> tuple[Provid
                     f"{where}: the environment variable {key_variable} (api_key_env) is not set"
                 )
         prices = _prices(table.get("prices", {}), models, where)
-        providers.append(Provider(name, base_url.rstrip("/"), tuple(models), api_key, prices))
+        context = _context(table.get("context", {}), models, where)
+        providers.append(Provider(name, base_url.rstrip("/"), tuple(models), api_key, prices,
+                                  context))  # fmt: skip
     return tuple(providers)
 
 
@@ -135,3 +142,18 @@ def _prices(table: object, models: list[str], where: str) -> dict[str, tuple[flo
             )
         prices[model] = (float(price["input"]), float(price["output"]))
     return prices
+
+
+def _context(table: object, models: list[str], where: str) -> dict[str, int]:
+    """`[providers.NAME.context]`: `"MODEL" = TOKENS`, the model's context window."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: context must be a table of models")
+    for model, tokens in table.items():
+        if model not in models:
+            raise ConfigError(f"{where}: context names {model!r}, which is not in models")
+        if not isinstance(tokens, int) or isinstance(tokens, bool) or not 0 < tokens <= 10**8:
+            raise ConfigError(
+                f"{where}: the context of {model!r} must be its window in tokens, a whole "
+                "number from 1 to 100000000"
+            )
+    return dict(table)

@@ -14,6 +14,8 @@ from .errors import APIError, SettingsError
 from .providers import Destination, Provider, destination
 
 DEMO_MODEL = "demo"
+#: the built-in demo model's context window, in tokens, as small models have
+DEMO_CONTEXT = 8192
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,7 @@ class Settings:
                 tuple(p["models"]),
                 p["api_key"],
                 {model: (price[0], price[1]) for model, price in p["prices"].items()},
+                p.get("context", {}),
             )
             for p in data.pop("providers", [])
         )

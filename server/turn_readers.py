@@ -11,7 +11,7 @@ from starlette.types import Receive, Scope, Send
 
 from .errors import APIError
 from .live_turn import LiveTurn
-from .turn_store import TurnStore
+from .turn_store import KeptTurns
 from .upstream import EventStream, while_connected
 
 TURN_HEADER = "x-chatkeep-turn"
@@ -62,7 +62,7 @@ class StoredTurnResponse(Response):
 
     def __init__(
         self,
-        store: TurnStore,
+        store: KeptTurns,
         turn_id: str,
         after: int,
         first: list[tuple[int, dict[str, str]]],

@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Protocol
 
 log = logging.getLogger("chatkeep")
 
 #: seconds a turn's events are kept after the last one, and the longest a turn may run
 KEEP_SECONDS = 900
+
+
+class KeptTurns(Protocol):
+    """Where a turn's events are kept for its readers: Redis (`TurnStore`) or this process's
+    memory (`server.memory_turns.MemoryTurnStore`)."""
+
+    #: what its calls raise when the store is away (nothing, for memory)
+    errors: tuple[type[Exception], ...]
+
+    async def open(self, turn_id: str, owner: str) -> None: ...
+    async def owner(self, turn_id: str) -> str | None: ...
+    async def append(self, turn_id: str, first: int, entries: list[dict[str, str]]) -> None: ...
+    async def read(
+        self, turn_id: str, after: int, block_ms: int | None
+    ) -> list[tuple[int, dict[str, str]]]: ...
+    async def ask_to_stop(self, turn_id: str) -> None: ...
+    async def stop_asked(self, turn_id: str) -> bool: ...
+    async def aclose(self) -> None: ...
+    def failed(self, exc: Exception) -> None: ...
+    def worked(self) -> None: ...
 
 
 class TurnStore:
@@ -19,7 +39,7 @@ class TurnStore:
 
         self.client = client
         #: what a Redis call raises when the store is away
-        self.errors = (redis.exceptions.RedisError, OSError)
+        self.errors: tuple[type[Exception], ...] = (redis.exceptions.RedisError, OSError)
         self.prefix = prefix
         self._failing = False
 

@@ -16,9 +16,10 @@ A turn id is 144 random bits, known only to the client it was given to; with cli
 it is also bound to the token's subject. The stream is kept `KEEP_SECONDS` after its last
 event; a turn runs at most that long. The upstream is asked once, however many readers.
 
-If Redis is configured but cannot be reached when a request comes, the request is relayed as without Redis;
-if it goes away mid-answer, the page that asked still gets the whole answer, and the turn is
-cancelled as before once that page goes away (nobody could pick it up). A warning is logged.
+If Redis is configured but cannot be reached when a request comes, the request is relayed
+straight through (not kept); if it goes away mid-answer, the page that asked still gets the
+whole answer, and the turn is cancelled once that page goes away (nobody could pick it up).
+A warning is logged.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import asyncio
 import json
 import logging
 import secrets
+
 import anyio
 from starlette.requests import Request
 from starlette.responses import Response
@@ -34,9 +36,8 @@ from starlette.responses import Response
 from .errors import APIError
 from .limits import Release, Releasing
 from .live_turn import LiveTurn
-from .memory_turns import MemoryTurnStore
 from .turn_readers import TURN_HEADER, LiveTurnResponse, StoredTurnResponse
-from .turn_store import KEEP_SECONDS, TurnStore
+from .turn_store import KEEP_SECONDS, KeptTurns
 from .upstream import UpstreamCall
 
 log = logging.getLogger("chatkeep")
@@ -53,7 +54,7 @@ BROKEN = APIError.said(502, "server_error")
 class Turns:
     """Starts turns, lets any process read or stop them, and ends them on shutdown."""
 
-    def __init__(self, store: TurnStore | MemoryTurnStore, idle_seconds: float) -> None:
+    def __init__(self, store: KeptTurns, idle_seconds: float) -> None:
         self.store = store
         self.redis_errors = self.store.errors
         #: a reader gives up on a turn that sends nothing for this long (its server died)

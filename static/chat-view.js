@@ -4,6 +4,7 @@
 import { askApproval } from "./approval.js";
 import { imageHosts, language, mode, pdfSeconds, storagePrefix } from "./settings.js";
 import { Composer } from "./composer.js";
+import { showContext } from "./context-meter.js";
 import { prepareFile } from "./prepare-file.js";
 import { showGreeting, wireGreeting } from "./greeting.js";
 import { showMeta, wireOptionsMenu } from "./header.js";
@@ -66,7 +67,8 @@ export class ChatView {
       offline: $(".offline"), suggestions: $(".suggestions"), launcher: $(".launcher"),
       close: $(".close"), chat: $(".chat"), options: $(".options"), choices: $(".choices"),
       historyButton: $(".history-button"), newConversation: $(".new"), download: $(".download"),
-      consent: $(".consent"), jump: $(".jump"), queue: $(".queue"),
+      consent: $(".consent"), jump: $(".jump"), queue: $(".queue"), meter: $(".context"),
+      contextFull: $(".context-full"),
     };
     this.#elements.consent.addEventListener("click", () => host.grantConsent());
     const t = (key, values) => this.#t(key, values);
@@ -211,6 +213,7 @@ export class ChatView {
     if (!this.#client) return;
     const { state } = this.#client;
     showMeta(this.#elements, state, this.#t);
+    showContext(this.#elements, state, this.#client.draft, this.#t);
     this.#composer.show({ busy: state.busy, online: navigator.onLine });
     this.renderLists();
   }
@@ -259,7 +262,10 @@ export class ChatView {
       // Each message a turn settles is news for the host; opening a conversation is not.
       if (turn) for (const added of add) this.#announceEvent("chatkeep-message", structuredClone(added));
     });
-    client.addEventListener(EVENT.draft, () => transcript.draftChanged(client.draft));
+    client.addEventListener(EVENT.draft, () => {
+      transcript.draftChanged(client.draft);
+      showContext(this.#elements, client.state, client.draft, this.#t);
+    });
     client.addEventListener(EVENT.history, () => this.renderLists());
     client.addEventListener(EVENT.alert, (event) => this.#notices.alert(/** @type {CustomEvent} */ (event).detail));
     client.tools.approve = (call, signal) => askApproval(log, call, signal, this.#t);

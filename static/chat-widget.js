@@ -17,6 +17,7 @@ import "./approval.js";
 import "./attachments.js";
 import "./codec.js";
 import "./consent.js";
+import "./context-meter.js";
 import "./composer.js";
 import "./dictation.js";
 import "./downscale.js";

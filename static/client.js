@@ -27,8 +27,8 @@ import { keepSnapshotLater, startWorker, WORKER_URL } from "./worker-start.js";
  *   reasoning?: string, reasoning_seconds?: number, feedback?: "good" | "bad",
  *   sources?: {url: string, title: string}[]}} Message
  * @typedef {{id: string, title: string, model: string, provider: string | null, thinking: string,
- *   busy: boolean, unfinished?: boolean, usage: Record<string, number> | null,
- *   models: {id: string, provider?: string}[]}} Meta
+ *   busy: boolean, unfinished?: boolean, usage: Record<string, number> | null, context?: number,
+ *   models: {id: string, provider?: string, context_window?: number}[]}} Meta
  * @typedef {Meta & {messages: Message[]}} SessionState
  * @typedef {{id: string, title: string, updated: number, pinned?: boolean}} HistoryEntry
  * @typedef {{endpoint: string, model?: string | null, instructions?: string | null,

@@ -64,7 +64,7 @@ export const EVENT_DATA = Object.freeze({
   draft: { answer: "string", at: "number", text: "string", "thoughtAt?": "number", "thought?": "string", "calls?": "array", "end?": "boolean" },
   meta: {
     id: "string", title: "string", model: "string", provider: "string|null", thinking: "string",
-    busy: "boolean", unfinished: "boolean", usage: "object|null",
+    busy: "boolean", unfinished: "boolean", usage: "object|null", context: "number",
   },
   models: "array",
   history: { set: "array", "drop": "array", "order?": "array" },

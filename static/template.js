@@ -24,6 +24,7 @@ export const TEMPLATE = `
 <div class="chat" part="chat">
   <header part="header">
     <h2 class="title" dir="auto" data-t="title.new"></h2>
+    <div class="context" role="meter" data-t-label="context.label" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0" hidden><span></span></div>
     <button type="button" class="icon options" data-t-label="options" aria-expanded="false" aria-controls="choices">${ICONS.sliders}</button>
     <div class="choices" id="choices">
       <label class="pick"><span data-t="model"></span><select class="model" data-t-label="model"></select></label>
@@ -38,6 +39,7 @@ export const TEMPLATE = `
   </header>
   <div class="loading" role="progressbar" data-t-label="loading"><span></span></div>
   <div class="alert" role="alert" hidden></div>
+  <p class="context-full" role="status" hidden><strong data-t="context.full"></strong> <span data-t="context.hint"></span></p>
   <div class="transcript" role="log" data-t-label="conversation" part="transcript">
     <div class="greeting">
       <p data-t="greeting"></p>

@@ -221,14 +221,19 @@ function syncCallbacks() {
   };
 }
 
-/** 2. The models the server offers, `{id, provider?}`; none when it cannot say. */
+/** 2. The models the server offers, `{id, provider?, context_window?}`; none when it cannot say. */
 async function fetchModels() {
   try {
     const response = await fetch(`${endpoint}/models`, { headers: credentials });
     const { data, chatkeep } = await response.json();
     const models = data
       .filter((/** @type {any} */ model) => typeof model?.id === "string")
-      .map((/** @type {any} */ model) => (typeof model.provider === "string" ? { id: model.id, provider: model.provider } : { id: model.id }));
+      .map((/** @type {any} */ model) => ({
+        id: model.id,
+        ...(typeof model.provider === "string" ? { provider: model.provider } : {}),
+        // the context meter's window, in tokens
+        ...(Number.isSafeInteger(model.context_window) && model.context_window > 0 ? { context_window: model.context_window } : {}),
+      }));
     return { models, maxToolCalls: chatkeep?.max_tool_calls, syncOffered: chatkeep?.sync === true };
   } catch {
     return { models: [], maxToolCalls: undefined, syncOffered: false };

@@ -87,6 +87,8 @@ class FakeUpstream:
     status: int = 500
     interval: float = 0.05
     count: int = 3
+    #: the token counts reported after the answer (`stream_options.include_usage`), if any
+    usage: dict[str, int] | None = None
     received: list[Received] = field(default_factory=list)
 
     def seconds_to_end(self, since: float, wait: float = 3.0) -> float:
@@ -144,6 +146,9 @@ class FakeUpstream:
                 yield chunk(f" {count}")
                 count += 1
             yield chunk("", "stop")
+            if self.usage is not None:
+                report = demo_wire.chunk(None, model=record.body["model"], usage=self.usage)
+                yield demo_wire.sse_text(report).encode()
             yield b"data: [DONE]\n\n"
         except asyncio.CancelledError:
             record.client_left = True

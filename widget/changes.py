@@ -9,8 +9,9 @@ storage) and emits one event per change, named in `widget.protocol.EVENTS`:
               to the answer being written (`answer` names it) and reasoning at `thoughtAt`
               to its reasoning, its tool calls when they changed; `end` once it settled.
               Sent through `draft`, which the worker coalesces
-    meta      {id, title, model, provider, thinking, busy, unfinished, usage}, when any changed
-    models    [{id, provider?}], the offered models, when they change
+    meta      {id, title, model, provider, thinking, busy, unfinished, usage, context}, when
+              any changed (`context`: the tokens of the model's window the conversation fills)
+    models    [{id, provider?, context_window?}], the offered models, when they change
     history   {set, drop, order?}: kept conversations added or changed, ids gone, and the
               order of all ids when it changed
     alert, stopping
@@ -23,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .context_use import context_tokens
 from .conversation import Conversation
 from .history import Entry
 from .messages import Message
@@ -193,6 +195,7 @@ class ChangeFeed:
             "busy": conversation.busy,
             "unfinished": self._unfinished,
             "usage": conversation.usage,
+            "context": context_tokens(conversation.settled, conversation.report),
         }
 
     def _send(self, kind: str, data: object) -> None:

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from . import snapshots, versions
+from .context_use import Report, reported
 from .errors import HistoryError, TurnError, WidgetError
 from .ids import new_id
 from .messages import RATINGS, Message, copy_message, pending_tool_calls, validate_messages
@@ -53,6 +54,7 @@ class Conversation:
         #: a turn runs (streaming, or running tools between answers)
         self._running = False
         self.usage: dict[str, int] | None = None
+        self.report: Report | None = None  # the upstream's count so far: the meter's truth
         self._reset(None)
 
     # -- reading -------------------------------------------------------------------------
@@ -255,6 +257,12 @@ class Conversation:
         self._messages.append(message)
         self._touch()
 
+    def answered(self, message: Message, usage: dict[str, int] | None) -> None:
+        """A whole answer, with the upstream's report of what the turn used."""
+        self.usage = usage
+        self.add(message)
+        self.report = reported(usage, len(self._messages)) or self.report
+
     def cut(self, length: int) -> None:
         """Drop the settled messages from `length` on (tool calls cut by "stop")."""
         self._messages = self._messages[:length]
@@ -283,6 +291,7 @@ class Conversation:
         self.thinking = snapshot.thinking if snapshot else "off"
         self.provider = snapshot.provider if snapshot and snapshot.model else self.default_provider
         self.usage = None
+        self.report = None
         self._running = False
 
     def _touch(self) -> None:

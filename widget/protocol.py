@@ -128,6 +128,7 @@ EVENT_DATA: dict[str, Shape | str] = {
         "busy": "boolean",
         "unfinished": "boolean",
         "usage": "object|null",
+        "context": "number",
     },
     "models": "array",
     "history": {"set": "array", "drop": "array", "order?": "array"},

@@ -263,9 +263,8 @@ class Session:
             return self._fail(builder, notice("stopped"))
         if builder.finish_reason is None and not builder.content and not builder.tool_calls:
             return self._fail(builder, notice("empty_answer"))
-        conversation.usage = builder.usage
         message = builder.message()
-        conversation.add(message)
+        conversation.answered(message, builder.usage)
         return message
 
     async def _turn_named(self, turn: str) -> None:

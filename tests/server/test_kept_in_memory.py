@@ -34,9 +34,10 @@ def text_of(datas: list[str]) -> str:
 @pytest.mark.slow
 def test_without_redis_a_page_that_left_mid_answer_gets_the_rest_from_where_it_was() -> None:
     fake = FakeUpstream(mode="ok", interval=0.3)  # "Hello", then three chunks 0.3 s apart
-    with LiveServer(fake.app()) as upstream, ChatkeepServer(
-        "--upstream", f"{upstream.url}/v1", "--model", "gpt-live"
-    ) as server:
+    with (
+        LiveServer(fake.app()) as upstream,
+        ChatkeepServer("--upstream", f"{upstream.url}/v1", "--model", "gpt-live") as server,
+    ):
         with httpx.stream("POST", f"{server.url}/api/chat/completions", json=QUESTION,
                           timeout=30) as response:  # fmt: skip
             turn = response.headers[TURN]

@@ -19,6 +19,9 @@ base_url = "https://api.openai.example/v1"
 api_key_env = "OPENAI_KEY"
 models = ["gpt-4o-mini", "gpt-4o"]
 
+[providers.openai.context]
+"gpt-4o-mini" = 128000
+
 [providers.local]
 base_url = "http://127.0.0.1:11434/v1/"
 models = ["llama3.2", "Qwen/Qwen2.5-7B"]
@@ -52,6 +55,15 @@ def test_models_are_listed_as_provider_slash_model_in_the_file_s_order(
     assert [m["id"] for m in data] == ["openai/gpt-4o-mini", "openai/gpt-4o",
                                        "local/llama3.2", "local/Qwen/Qwen2.5-7B"]  # fmt: skip
     assert [m["provider"] for m in data] == ["openai", "openai", "local", "local"]
+    # the context meter's window, where the file gives one
+    assert [m.get("context_window") for m in data] == [128000, None, None, None]
+
+
+def test_the_demo_model_s_context_window_is_8192(runtime_dir: Path) -> None:
+    with TestClient(create_app(Settings(), runtime_dir=runtime_dir)) as http:
+        data = http.get("/api/models").json()["data"]
+    assert data == [{"id": "demo", "object": "model", "owned_by": "chatkeep",
+                     "context_window": 8192}]  # fmt: skip
 
 
 def test_each_request_goes_only_to_its_provider_with_its_key(
@@ -106,6 +118,12 @@ def test_the_default_model_is_the_first_listed(config: Path, runtime_dir: Path) 
         ("[providers.'a/b']\nbase_url = 'http://x'\nmodels = ['m']", {}, [], "provider name"),
         ("not toml [", {}, [], "is not valid TOML"),
         ("[other]\nx = 1", {}, [], "has no [providers.<name>] table"),
+        ("[providers.a]\nbase_url = 'http://x'\nmodels = ['m']\n[providers.a.context]\nn = 9",
+         {}, [], "context names 'n', which is not in models"),
+        ("[providers.a]\nbase_url = 'http://x'\nmodels = ['m']\n[providers.a.context]\nm = 0",
+         {}, [], "the context of 'm' must be its window in tokens"),
+        ("[providers.a]\nbase_url = 'http://x'\nmodels = ['m']\n[providers.a.context]\nm = '8k'",
+         {}, [], "the context of 'm' must be its window in tokens"),
     ],
 )  # fmt: skip
 def test_a_bad_config_stops_the_server_naming_the_problem(
