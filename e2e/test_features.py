@@ -143,6 +143,39 @@ def test_a_tool_with_approval_runs_only_when_approved(page: Page) -> None:
     expect(log(page).locator("article[data-role=tool]").last).to_contain_text("declined")
 
 
+def test_a_tool_allowed_for_this_conversation_runs_without_asking_until_taken_back(
+    page: Page,
+) -> None:
+    host_page(page, 'history="local"', after=WEATHER_WITH_APPROVAL)
+    page.get_by_role("textbox", name="Message").fill("What's the weather in Lyon?")
+    page.get_by_role("button", name="Send", exact=True).click()
+    page.get_by_role("button", name="Allow for this conversation").click()
+    widget(page).settled(at_least=4)
+    allowed = page.get_by_role("region", name="Allowed in this conversation")
+    expect(allowed.get_by_role("button", name="Stop allowing get_weather")).to_be_visible()
+
+    page.get_by_role("textbox", name="Message").fill("What's the weather in Nice?")
+    page.get_by_role("button", name="Send", exact=True).click()
+    widget(page).settled(at_least=8)  # no card this time
+    assert page.evaluate("window.weatherRuns") == 2
+    expect(log(page).locator("article[data-role=tool]").last).to_contain_text("in Nice")
+    [stored] = stored_conversations(page)
+    assert stored["allowed_tools"] == ["get_weather"]  # kept in its snapshot
+
+    page.reload()  # and kept with it
+    widget(page).wait_ready()
+    page.get_by_role("list", name="Recent conversations").get_by_role("button").first.click()
+    allowed.get_by_role("button", name="Stop allowing get_weather").click()
+    expect(allowed).to_be_hidden()
+    page.get_by_role("textbox", name="Message").fill("What's the weather in Paris?")
+    page.get_by_role("button", name="Send", exact=True).click()
+    page.get_by_role("button", name="Deny").click()  # asked again
+    widget(page).settled(at_least=12)
+    assert page.evaluate("window.weatherRuns") == 0  # counted since the reload: denied
+    [stored] = stored_conversations(page)
+    assert "allowed_tools" not in stored
+
+
 def test_a_pending_approval_is_cut_when_the_conversation_is_left(page: Page) -> None:
     host_page(page, 'history="local"', after=WEATHER_WITH_APPROVAL)
     widget(page).send("My name is Alice")

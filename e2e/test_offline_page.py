@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 from pages import BOOT_TIMEOUT, READY, log
 from playwright.sync_api import Browser, Page, expect
+from servers import RunningServer
 
 KEPT = """async () => { const c = await caches.open('chatkeep-current');
   return Boolean(await c.match(new URL('/static/chatkeep-offline-build', location.href))); }"""
@@ -55,3 +56,19 @@ def test_another_origin_embedding_registers_no_service_worker(page: Page) -> Non
     # is covered by test_embedding.py, where the widget must not try (it could not serve it).
     page.goto("/healthz")
     assert page.evaluate("navigator.serviceWorker.getRegistrations().then(r => r.length)") == 0
+
+
+def test_a_returning_visit_asks_the_network_for_no_content_hashed_file(
+    page: Page, server: RunningServer
+) -> None:
+    """Kept a year under its build's name, the bundle, the worker and the runtime are not asked
+    for again, not even revalidated: the entry and the offline manifest go to the network."""
+    page.goto("/")
+    page.wait_for_function(READY, timeout=BOOT_TIMEOUT)
+    page.wait_for_function(KEPT, timeout=60_000)  # the service worker stored the build too
+    seen = len(server.output)
+    page.goto("/")
+    page.wait_for_function(READY, timeout=BOOT_TIMEOUT)
+    asked = [line for line in server.output[seen:].splitlines() if "/static/" in line]
+    assert any("/static/chat-widget.js" in line for line in asked)
+    assert not [line for line in asked if "/static/v/" in line], asked

@@ -84,7 +84,9 @@ def test_the_open_launcher_stays_above_the_keyboard(phone: Page) -> None:
 
 def test_text_fields_are_16_px_at_least_even_on_a_small_type_page(phone: Page) -> None:
     phone_page(phone, 'history="local" style="height: 90vh"', style="font-size: 12px")
-    widget(phone).wait_ready()
+    widget(phone).send("Hello")
+    phone.get_by_role("button", name="Edit").click()  # the "Edited message" field too
+    expect(phone.get_by_role("textbox", name="Edited message")).to_be_focused()
     sizes = phone.evaluate("""() => {
       const root = document.querySelector('chat-widget').shadowRoot;
       return [...root.querySelectorAll('textarea, input:not([type=file])')]

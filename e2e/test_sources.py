@@ -32,6 +32,7 @@ def test_cited_links_show_as_sources_and_are_kept(page: Page) -> None:
     ]
     assert links.first.get_attribute("rel") == "noopener noreferrer"
     expect(sources.locator("ol li")).to_have_count(2)  # numbered, each once
+    expect(sources.get_by_role("list", name="Sources")).to_be_visible()  # a list with a name
     assert "javascript:" not in page.locator("chat-widget").evaluate("w => w.shadowRoot.innerHTML")
     page.reload()
     widget(page).wait_ready()

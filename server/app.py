@@ -31,7 +31,7 @@ from .metrics import Meter, Metrics, NullMetrics, count_refusal
 from .offline import OfflineManifest
 from .proxy import chat_completions
 from .request_log import RequestLog
-from .security import HardeningHeaders, OriginGuard, page_policy, route_path
+from .security import HardeningHeaders, OriginGuard, SharedAssets, page_policy, route_path
 from .settings import DEMO_CONTEXT, DEMO_MODEL, Settings
 from .sync import open_store
 from .sync.pairing import pairing_routes
@@ -113,6 +113,7 @@ def create_app(
             Middleware(RequestLog, metrics=metrics, json_lines=settings.log_format == "json"),
             Middleware(HostGuard, allowed_hosts=settings.allowed_hosts),
             Middleware(HardeningHeaders),
+            Middleware(SharedAssets),
             Middleware(
                 CORSMiddleware,
                 allow_origins=list(settings.allowed_origins),

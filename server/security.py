@@ -42,6 +42,37 @@ class OriginGuard:
         await self.app(scope, receive, send)
 
 
+class SharedAssets:
+    """Content-hashed assets (`/static/v/<build>/…`) are the same bytes for every page and kept
+    a year: shared with any origin (`*`) and never varied by `Origin`, so the browser keeps one
+    copy. Varied by `Origin`, the copy the service worker stored (its requests carry none) did
+    not match a page's module import (which does), and every returning visit revalidated the
+    bundle. Only the entry (`chat-widget.js`) is shared with allowed origins alone, as before.
+
+    Placed outside `CORSMiddleware`: it rewrites what that middleware added."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not route_path(scope).startswith("/static/v/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def shared(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                vary = [v.strip() for v in ",".join(headers.getlist("vary")).split(",")]
+                del headers["vary"]
+                kept = [v for v in vary if v and v.lower() != "origin"]
+                if kept:
+                    headers["vary"] = ", ".join(kept)
+                headers["access-control-allow-origin"] = "*"
+            await send(message)
+
+        await self.app(scope, receive, shared)
+
+
 def route_path(scope: Scope) -> str:
     """The path inside this app: the same whether it is served at the root or mounted."""
     path: str = scope["path"]

@@ -1,4 +1,5 @@
-// A tool call waiting for the person: "Approve" or "Deny", in the transcript where it happens.
+// A tool call waiting for the person: "Approve", "Allow for this conversation" (this tool runs
+// without asking from now on, in this conversation only) or "Deny", where it happens.
 //
 // Approving runs something on the person's behalf, so it takes a deliberate press: the card
 // never takes the keyboard focus (what the person is typing keeps going to the composer, and
@@ -10,13 +11,13 @@
 export const APPROVE_ARMS_AFTER_MS = 600;
 
 /**
- * Shows the call in `log` and resolves with the person's choice; an abort (the turn was
- * stopped) counts as "Deny".
+ * Shows the call in `log` and resolves with the person's choice (`"conversation"`: allowed
+ * for the rest of the conversation); an abort (the turn was stopped) counts as "Deny".
  * @param {HTMLElement} log
  * @param {{name: string, arguments: Record<string, unknown>}} call
  * @param {AbortSignal} signal
  * @param {import("./strings.js").Lookup} t  the widget's strings
- * @returns {Promise<boolean>}
+ * @returns {Promise<boolean | "conversation">}
  */
 export function askApproval(log, call, signal, t) {
   const card = document.createElement("div");
@@ -33,19 +34,20 @@ export function askApproval(log, call, signal, t) {
   args.setAttribute("aria-label", t("approval.arguments"));
   args.textContent = JSON.stringify(call.arguments, null, 2);
   const approve = button(t("approve"), "primary");
+  const always = button(t("approve.conversation"), "");
   const deny = button(t("deny"), "");
-  approve.disabled = true;
-  const arming = setTimeout(() => (approve.disabled = false), APPROVE_ARMS_AFTER_MS);
-  card.append(text, args, approve, deny);
+  approve.disabled = always.disabled = true;
+  const arming = setTimeout(() => (approve.disabled = always.disabled = false), APPROVE_ARMS_AFTER_MS);
+  card.append(text, args, approve, always, deny);
   log.append(card);
   log.scrollTop = log.scrollHeight;
   return new Promise((resolve) => {
-    const settle = (/** @type {boolean} */ answer) => {
+    const settle = (/** @type {boolean | "conversation"} */ answer) => {
       clearTimeout(arming);
       card.remove();
       resolve(answer);
     };
-    for (const [choice, answer] of /** @type {const} */ ([[approve, true], [deny, false]])) {
+    for (const [choice, answer] of /** @type {const} */ ([[approve, true], [always, "conversation"], [deny, false]])) {
       choice.addEventListener("keydown", (event) => {
         if (event.repeat) event.preventDefault(); // a held key presses nothing
       });

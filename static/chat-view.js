@@ -68,7 +68,7 @@ export class ChatView {
       close: $(".close"), chat: $(".chat"), options: $(".options"), choices: $(".choices"),
       historyButton: $(".history-button"), newConversation: $(".new"), download: $(".download"),
       consent: $(".consent"), jump: $(".jump"), queue: $(".queue"), meter: $(".context"),
-      contextFull: $(".context-full"),
+      contextFull: $(".context-full"), allowed: $(".allowed"),
     };
     this.#elements.consent.addEventListener("click", () => host.grantConsent());
     const t = (key, values) => this.#t(key, values);
@@ -269,6 +269,12 @@ export class ChatView {
     client.addEventListener(EVENT.history, () => this.renderLists());
     client.addEventListener(EVENT.alert, (event) => this.#notices.alert(/** @type {CustomEvent} */ (event).detail));
     client.tools.approve = (call, signal) => askApproval(log, call, signal, this.#t);
+    client.tools.allowed = (name) => client.state.allowed?.includes(name) ?? false;
+    client.tools.allowForConversation = (name) => this.#act("allowTool", { name, allowed: true });
+    this.#elements.allowed.addEventListener("click", (event) => {
+      const name = /** @type {HTMLElement} */ (event.target).closest("button")?.dataset.tool;
+      if (name) this.#act("allowTool", { name, allowed: false });
+    });
     client.addEventListener("unsent", (event) => this.#composer.put(/** @type {CustomEvent} */ (event).detail));
     wireOptionsMenu(this.#elements.options, this.#elements.choices, model);
     model.addEventListener("change", () => this.#act("setModel", { model: model.value }));

@@ -27,7 +27,7 @@ import { keepSnapshotLater, startWorker, WORKER_URL } from "./worker-start.js";
  *   reasoning?: string, reasoning_seconds?: number, feedback?: "good" | "bad",
  *   sources?: {url: string, title: string}[]}} Message
  * @typedef {{id: string, title: string, model: string, provider: string | null, thinking: string,
- *   busy: boolean, unfinished?: boolean, usage: Record<string, number> | null, context?: number,
+ *   busy: boolean, unfinished?: boolean, usage: Record<string, number> | null, context?: number, allowed?: string[],
  *   models: {id: string, provider?: string, context_window?: number}[]}} Meta
  * @typedef {Meta & {messages: Message[]}} SessionState
  * @typedef {{id: string, title: string, updated: number, pinned?: boolean}} HistoryEntry

@@ -6,10 +6,10 @@
 /**
  * Everything `meta` holds, shown.
  * @param {{title: HTMLElement, model: HTMLSelectElement, thinking: HTMLSelectElement,
- *   offline: HTMLElement, usage: HTMLElement, log: HTMLElement}} parts
+ *   offline: HTMLElement, usage: HTMLElement, log: HTMLElement, allowed: HTMLElement}} parts
  * @param {SessionState} state @param {import("./strings.js").Lookup} t
  */
-export function showMeta({ title, model, thinking, offline, usage, log }, state, t) {
+export function showMeta({ title, model, thinking, offline, usage, log, allowed }, state, t) {
   title.textContent = state.title || t("title.new");
   offline.hidden = navigator.onLine;
   // While an answer is written, a person's messages offer no edit, fork or retry.
@@ -18,6 +18,31 @@ export function showMeta({ title, model, thinking, offline, usage, log }, state,
   usage.textContent = state.usage
     ? t("usage", { in: state.usage.prompt_tokens ?? 0, out: state.usage.completion_tokens ?? 0 })
     : "";
+  showAllowed(allowed, state.allowed ?? [], t);
+}
+
+/**
+ * The tools allowed for this conversation ("Allow for this conversation"), in the menu, each
+ * with the button that takes it back ("Stop allowing …": it asks again).
+ * @param {HTMLElement} section @param {string[]} names @param {import("./strings.js").Lookup} t
+ */
+function showAllowed(section, names, t) {
+  const signature = names.join("\n");
+  if (section.dataset.shown === signature && section.dataset.lang === t("allowed.heading")) return;
+  section.dataset.shown = signature;
+  section.dataset.lang = t("allowed.heading");
+  section.hidden = names.length === 0;
+  /** @type {HTMLElement} */ (section.querySelector("ul")).replaceChildren(...names.map((name) => {
+    const item = document.createElement("li");
+    const code = document.createElement("code");
+    code.textContent = name;
+    const revoke = document.createElement("button");
+    revoke.type = "button";
+    revoke.dataset.tool = name;
+    revoke.textContent = t("allowed.revoke", { name });
+    item.append(code, revoke);
+    return item;
+  }));
 }
 
 /**

@@ -12,7 +12,12 @@ export class HostTools {
    * Asks the person before a tool marked `approval` runs; the view replaces it. The signal
    * aborts when the turn is stopped, which counts as a refusal.
    */
-  approve = async (/** @type {{name: string, arguments: Record<string, unknown>}} */ _call, /** @type {AbortSignal} */ _signal) => false;
+  approve = async (/** @type {{name: string, arguments: Record<string, unknown>}} */ _call, /** @type {AbortSignal} */ _signal) =>
+    /** @type {boolean | "conversation"} */ (false);
+  /** Whether the person allowed `name` for the open conversation: it runs without asking. */
+  allowed = (/** @type {string} */ _name) => false;
+  /** "Allow for this conversation" was pressed for `name`: the conversation keeps it. */
+  allowForConversation = (/** @type {string} */ _name) => {};
 
   /**
    * Keeps `tool`; returns the function that takes it back. `changed(tool, added)` tells
@@ -42,12 +47,13 @@ export class HostTools {
   async run(/** @type {string} */ name, /** @type {Record<string, unknown>} */ args) {
     const tool = this.#tools.get(name);
     if (!tool) return `Error: the tool "${name}" is no longer available.`;
-    if (tool.approval) {
+    if (tool.approval && !this.allowed(name)) {
       const waiting = new AbortController();
       this.#approvals.add(waiting);
       try {
         const approved = await this.approve({ name, arguments: args }, waiting.signal);
         if (!approved) return "The person declined to run this tool.";
+        if (approved === "conversation") this.allowForConversation(name);
       } finally {
         this.#approvals.delete(waiting);
       }

@@ -65,6 +65,7 @@ export const EVENT_DATA = Object.freeze({
   meta: {
     id: "string", title: "string", model: "string", provider: "string|null", thinking: "string",
     busy: "boolean", unfinished: "boolean", usage: "object|null", context: "number",
+    allowed: "array",
   },
   models: "array",
   history: { set: "array", "drop": "array", "order?": "array" },

@@ -32,6 +32,10 @@ export const TEMPLATE = `
         ${THINKING_LEVELS.map((level) => `<option value="${level}" data-t="thinking.${level}"></option>`).join("")}
       </select></label>
       <button type="button" class="icon download" data-t-label="download" hidden>${ICONS.download}</button>
+      <section class="allowed" data-t-label="allowed.heading" hidden>
+        <h3 data-t="allowed.heading"></h3>
+        <ul role="list"></ul>
+      </section>
     </div>
     <button type="button" class="icon history-button" data-t-label="history">${ICONS.clock}</button>
     <button type="button" class="icon new" data-t-label="new">${ICONS.plus}</button>

@@ -308,6 +308,7 @@ function sourceList(sources, heading) {
   const title = element("h4", "");
   title.textContent = heading;
   const list = element("ol", "");
+  list.setAttribute("aria-label", heading); // a screen reader hears whose links these are
   for (const { url, title: name } of sources) {
     if (!/^https?:\/\//i.test(String(url))) continue;
     const link = document.createElement("a");

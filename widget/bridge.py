@@ -27,12 +27,13 @@ from .history import History, Kept
 from .hosted_history import HostedHistory
 from .key_value import Change, Conflict, MemoryKeyValue, StorageFull
 from .models import Offer
-from .operations import OPERATIONS, SYNC_OPERATIONS, check_arguments, snake_case
+from .operations import OPERATIONS, SYNC_OPERATIONS, TOOL_OPERATIONS, check_arguments, snake_case
 from .protocol import CONFLICT, FULL
 from .sessions import Session
 from .sync.synced import SyncedHistory
 from .sync.worker import WorkerSync
 from .texts import notice
+from .tool_operations import ToolOperations
 
 Json = str
 
@@ -176,8 +177,9 @@ class Bridge:
         self.feed = ChangeFeed(session.conversation, self._emit, self._draft, offer.listed)
         self.conversations = Conversations(
             session, make_history(worker, options), transport, listener=self.feed, offer=offer,
-            locks=transport, tools=PageTools(worker), generate_title=options.generate_title,
+            locks=transport, generate_title=options.generate_title,
         )  # fmt: skip
+        self.tools = ToolOperations(self.conversations, PageTools(worker))
         self.synced = SyncedHistory(self.conversations, WorkerSync(worker, _from_js),
                                     locks=transport, offered=options.sync,
                                     emit=self._emit)  # fmt: skip
@@ -195,7 +197,9 @@ class Bridge:
         """Run one operation: `{"result"}`, or `{"error": {"message", "bug"?}}`."""
         try:
             keywords = check_arguments(operation, json.loads(arguments))
-            facade = self.synced if operation in SYNC_OPERATIONS else self.conversations
+            facade: object = (self.synced if operation in SYNC_OPERATIONS
+                              else self.tools if operation in TOOL_OPERATIONS
+                              else self.conversations)  # fmt: skip
             result = await getattr(facade, snake_case(operation))(**keywords)
         except WidgetError as exc:
             return _dumps({"error": exc.notice()})

@@ -196,6 +196,7 @@ class ChangeFeed:
             "unfinished": self._unfinished,
             "usage": conversation.usage,
             "context": context_tokens(conversation.settled, conversation.report),
+            "allowed": list(conversation.allowed_tools),
         }
 
     def _send(self, kind: str, data: object) -> None:

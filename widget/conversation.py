@@ -55,6 +55,8 @@ class Conversation:
         self._running = False
         self.usage: dict[str, int] | None = None
         self.report: Report | None = None  # the upstream's count so far: the meter's truth
+        #: tools the person allowed to run without asking, in this conversation only
+        self.allowed_tools: tuple[str, ...] = ()
         self._reset(None)
 
     # -- reading -------------------------------------------------------------------------
@@ -177,20 +179,11 @@ class Conversation:
         self._messages[index] = rated if rating is None else rated | {"feedback": rating}
         self._emit("messages")
 
-    def fork(self, index: int) -> tuple[Snapshot, str]:
-        """A new conversation holding the turns before the user message at `index`, and its text."""
-        message = versions.user_message(self._messages, index, "fork from")
-        now = self._clock() if index else 0
-        forked = Snapshot(
-            id=new_id(),
-            created=now,
-            updated=now,
-            model=self.model,
-            thinking=self.thinking,
-            provider=self.provider,
-            messages=tuple(copy_message(m) for m in self._messages[:index]),
-        )
-        return forked, message["content"] or ""
+    def allow_tool(self, name: str, allowed: bool) -> None:
+        """Let `name` run without asking in this conversation (or ask again: `allowed` False)."""
+        others = tuple(tool for tool in self.allowed_tools if tool != name)
+        self.allowed_tools = (*others, name) if allowed else others
+        self._emit("meta")
 
     # -- snapshots -----------------------------------------------------------------------
 
@@ -205,6 +198,7 @@ class Conversation:
             thinking=self.thinking,
             provider=self.provider,
             messages=tuple(copy_message(m) for m in self._messages),
+            allowed_tools=self.allowed_tools,
         )
 
     def export_snapshot(self) -> str:
@@ -292,6 +286,7 @@ class Conversation:
         self.provider = snapshot.provider if snapshot and snapshot.model else self.default_provider
         self.usage = None
         self.report = None
+        self.allowed_tools = snapshot.allowed_tools if snapshot else ()
         self._running = False
 
     def _touch(self) -> None:

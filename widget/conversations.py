@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from .claims import Claims, Locks
 from .errors import TurnError, WidgetError
+from .forks import fork
 from .history import Kept
 from .keeper import Keeper, Listener, Unheard
 from .messages import Message
@@ -25,7 +26,6 @@ from .sessions import Session, Transport
 from .snapshots import from_dict, read_snapshot, repair
 from .texts import Notice
 from .titles import clean_title
-from .tools import Tool
 
 # LAZY: the modules of operations no start needs (exports, Markdown transcripts) are imported
 # when first used. A first visit imports the widget before it is ready (the memory snapshot
@@ -35,12 +35,6 @@ from .tools import Tool
 class StoppableTransport(Transport, Protocol):
     def cancel(self) -> None:
         """Abort every request in flight: a stop ends a turn at once, not at the next chunk."""
-
-
-class ToolHost(Protocol):
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
-        """Run a tool the page registered; its result for the model."""
-        ...
 
 
 class Conversations:
@@ -55,7 +49,6 @@ class Conversations:
         listener: Listener | None = None,
         offer: Offer | None = None,
         locks: Locks | None = None,
-        tools: ToolHost | None = None,
         generate_title: bool = False,
     ) -> None:
         self.session = session
@@ -65,7 +58,6 @@ class Conversations:
         self.keeper = Keeper(session, history, self.listener, Claims(locks), offer or Offer())
         self.index = SearchIndex(history)
         self.generate_title = generate_title
-        self._tools = tools
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -120,7 +112,7 @@ class Conversations:
     async def fork(self, index: int) -> str:
         """Store the live conversation, open the turns before message `index`; its text back."""
         await self.stop()
-        forked, text = self.conversation.fork(index)
+        forked, text = fork(self.conversation, index)
         await self.keeper.keep()
         left = self.conversation.id
         self.keeper.load(forked)
@@ -242,22 +234,6 @@ class Conversations:
         return await self.index.search(query, self.conversation.id, self.conversation.settled)
 
     # -- tools and lifetime ----------------------------------------------------------------
-
-    async def register_tool(
-        self, name: str, description: str | None, parameters: dict[str, Any] | None
-    ) -> None:
-        host = self._tools
-        if host is None:
-            raise WidgetError("Tools run in the page, and this widget has none.")
-
-        async def run(arguments: dict[str, Any]) -> str:
-            return await host.call_tool(name, arguments)
-
-        schema = parameters or {"type": "object", "properties": {}}
-        self.session.add_tool(Tool(name, description or "", schema, run))
-
-    async def unregister_tool(self, name: str) -> None:
-        self.session.remove_tool(name)
 
     async def dispose(self) -> None:
         """Stop what runs and store the last complete state."""

@@ -1,7 +1,8 @@
 """The operations the page may ask of the session, read from its two facades themselves.
 
-Every public async method of `widget.conversations.Conversations` (the conversations) and of
-`widget.sync.synced.SyncedHistory` (synced history) is an operation: its
+Every public async method of `widget.conversations.Conversations` (the conversations), of
+`widget.sync.synced.SyncedHistory` (synced history) and of `widget.tool_operations.
+ToolOperations` (the page's tools) is an operation: its
 name and its arguments' names in camelCase (`export_all` is `exportAll`), each argument's
 shape read from its type hint. The worker hands this table to the page at boot, and the
 page checks every call against it before it crosses.
@@ -22,6 +23,7 @@ from typing import Any
 
 from .conversations import Conversations
 from .sync.synced import SyncedHistory
+from .tool_operations import ToolOperations
 
 _SHAPES = {"str": "string", "int": "integer", "bool": "boolean", "list": "array", "dict": "object",
            "object": "any"}  # fmt: skip
@@ -70,9 +72,11 @@ def table(facade: type = Conversations) -> dict[str, dict[str, str]]:
 
 
 _SYNCED = table(SyncedHistory)
-OPERATIONS = table(Conversations) | _SYNCED
-#: the operations `SyncedHistory` answers (the others, `Conversations`)
+_TOOLS = table(ToolOperations)
+OPERATIONS = table(Conversations) | _SYNCED | _TOOLS
+#: the operations `SyncedHistory` answers, and `ToolOperations` (the others, `Conversations`)
 SYNC_OPERATIONS = frozenset(_SYNCED)
+TOOL_OPERATIONS = frozenset(_TOOLS)
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),

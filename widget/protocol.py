@@ -129,6 +129,7 @@ EVENT_DATA: dict[str, Shape | str] = {
         "unfinished": "boolean",
         "usage": "object|null",
         "context": "number",
+        "allowed": "array",
     },
     "models": "array",
     "history": {"set": "array", "drop": "array", "order?": "array"},

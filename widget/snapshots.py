@@ -32,6 +32,8 @@ MAX_NESTING = 64  # a version 1 snapshot nests 6 deep; tool arguments are text
 #: (32 KB of `"\` froze the worker for 5.6 s)
 _BRACKETS = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"?|[\[\]{}]')
 _LATEST_TIME = 2**53  # the largest integer a JavaScript number holds exactly
+MAX_ALLOWED_TOOLS = 64
+_TOOL_NAME = re.compile(r"[\w-]{1,128}", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class Snapshot:
     model: str = ""
     thinking: str = "off"
     provider: str | None = None
+    #: tools allowed to run without asking in this conversation ("Allow for this conversation")
+    allowed_tools: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -60,6 +64,8 @@ class Snapshot:
         data["model"] = self.model
         data["thinking"] = self.thinking
         data["messages"] = [copy_message(m) for m in self.messages]
+        if self.allowed_tools:
+            data["allowed_tools"] = list(self.allowed_tools)
         return data
 
     def with_messages(self, messages: list[Message]) -> Snapshot:
@@ -144,6 +150,7 @@ def from_dict(data: object, *, max_size_bytes: int = DEFAULT_MAX_SIZE_BYTES) -> 
         thinking=_thinking(data),
         provider=_text(data, "provider") if data.get("provider") is not None else None,
         messages=tuple(kept),
+        allowed_tools=_tool_names(data),
     )
 
 
@@ -158,6 +165,7 @@ def read_snapshot(value: object) -> dict[str, Any] | None:
         data = parse_json(value) if isinstance(value, (str, bytes, bytearray)) else value
         if isinstance(data, dict) and isinstance(data.get("messages"), list):
             data = {**data, "messages": [_known_fields(m) for m in data["messages"]]}
+            data = _without_bad_allowed_tools(data)
         snapshot = from_dict(data, max_size_bytes=DEFAULT_MAX_SIZE_BYTES)
     except (WidgetError, RecursionError, TypeError, ValueError):
         return None
@@ -173,6 +181,15 @@ def repair(messages: list[Message]) -> list[Message]:
     if messages and messages[-1]["role"] == "assistant" and "error" in messages[-1]:
         messages = messages[:-1]
     return messages
+
+
+def _without_bad_allowed_tools(data: dict[str, Any]) -> dict[str, Any]:
+    """Stored tools allowed that are not tool names: asked again, the conversation kept."""
+    try:
+        _tool_names(data)
+    except SnapshotError:
+        return {key: value for key, value in data.items() if key != "allowed_tools"}
+    return data
 
 
 def _known_fields(message: object) -> object:
@@ -213,6 +230,20 @@ def _thinking(data: dict[str, Any]) -> str:
             f'the snapshot\'s "thinking" must be one of {", ".join(THINKING_LEVELS)}'
         )
     return value
+
+
+def _tool_names(data: dict[str, Any]) -> tuple[str, ...]:
+    names = data.get("allowed_tools", [])
+    if (
+        not isinstance(names, list)
+        or len(names) > MAX_ALLOWED_TOOLS
+        or not all(isinstance(name, str) and _TOOL_NAME.fullmatch(name) for name in names)
+    ):
+        raise SnapshotError(
+            f'the snapshot\'s "allowed_tools" must be a list of at most {MAX_ALLOWED_TOOLS} tool '
+            "names (letters, digits, _ or -)"
+        )
+    return tuple(dict.fromkeys(names))
 
 
 def _reject_constant(name: str) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,25 @@ def test_the_widget_script_is_shared_with_allowed_origins_only(http: TestClient)
         other = http.get("/static/chat-widget.js", headers={"origin": "https://evil.example"})
     assert allowed.headers["access-control-allow-origin"] == ALLOWED
     assert "access-control-allow-origin" not in other.headers
+
+
+def test_content_hashed_assets_are_shared_with_any_origin_and_not_varied_by_it(
+    http: TestClient,
+) -> None:
+    """One cached copy serves a page's module import (with `Origin`) and the service worker's
+    offline copy (without): a returning visit asks for neither again."""
+    with http:
+        entry = http.get("/static/chat-widget.js").text
+        build = re.search(r"v/(\w+)/", entry)
+        assert build is not None
+        url = f"/static/v/{build[1]}/chat-view.js"
+        cross = http.get(url, headers={"origin": "https://evil.example"})
+        plain = http.get(url)
+    for response in (cross, plain):
+        assert response.status_code == 200
+        assert "immutable" in response.headers["cache-control"]
+        assert response.headers["access-control-allow-origin"] == "*"
+        assert "origin" not in response.headers.get("vary", "").lower()
 
 
 def test_the_demo_page_sends_a_tight_content_security_policy(http: TestClient) -> None:

@@ -33,6 +33,7 @@ from widget.operations import OPERATIONS, SYNC_OPERATIONS, check_arguments, snak
 from widget.protocol import EVENT_DATA, PAYLOADS, conforms
 from widget.sync.synced import SyncedHistory
 from widget.texts import TEXTS
+from widget.tool_operations import ToolOperations
 
 IN_PYODIDE = sys.platform == "emscripten"
 STATIC = Path(__file__).resolve().parents[2] / "static"
@@ -139,7 +140,9 @@ def streamed(text: str, parts: int) -> list[list[Any]]:
 
 def test_the_operations_are_the_facades_public_async_methods() -> None:
     public = {
-        name for facade in (Conversations, SyncedHistory) for name, member in vars(facade).items()
+        name
+        for facade in (Conversations, SyncedHistory, ToolOperations)
+        for name, member in vars(facade).items()
         if not name.startswith("_") and inspect.iscoroutinefunction(member)
     }  # fmt: skip
     assert {snake_case(operation) for operation in OPERATIONS} == public
@@ -148,6 +151,7 @@ def test_the_operations_are_the_facades_public_async_methods() -> None:
         name for name in vars(SyncedHistory) if not name.startswith("_")
         and inspect.iscoroutinefunction(vars(SyncedHistory)[name])}  # fmt: skip
     assert OPERATIONS["send"] == {"text": "string", "attachments": "array?"}
+    assert OPERATIONS["allowTool"] == {"name": "string", "allowed": "boolean"}
     assert OPERATIONS["rename"] == {"conversationId": "string", "title": "string"}
     assert OPERATIONS["restore"] == {"snapshot": "any"}
     assert OPERATIONS["registerTool"]["parameters"] == "object?"
@@ -421,3 +425,21 @@ def test_items_cross_as_the_json_text_python_wrote_and_python_reads() -> None:
         ("b", None, False, 1),  # sealed by someone with the key, but not JSON: not taken
         ("c", None, True, 0),  # a bare tombstone
     ]
+
+
+def test_a_tool_allowed_for_a_conversation_is_kept_in_it_told_and_taken_back() -> None:
+    host = FakeHost()
+    bridge = started(host)
+    call(bridge, "setHistory", messages=[{"role": "user", "content": "Book a table"}])
+    assert call(bridge, "allowTool", name="book_table", allowed=True) == {"result": None}
+    assert [d for k, d in host.events if k == "meta"][-1]["allowed"] == ["book_table"]
+    saved = call(bridge, "save")["result"]
+    assert saved["allowed_tools"] == ["book_table"]  # in its snapshot
+
+    call(bridge, "restore", snapshot=None)  # another conversation asks again
+    assert [d for k, d in host.events if k == "meta"][-1]["allowed"] == []
+    call(bridge, "restore", snapshot=saved)
+    assert [d for k, d in host.events if k == "meta"][-1]["allowed"] == ["book_table"]
+    call(bridge, "allowTool", name="book_table", allowed=False)
+    assert [d for k, d in host.events if k == "meta"][-1]["allowed"] == []
+    assert "allowed_tools" not in call(bridge, "save")["result"]

@@ -12,6 +12,7 @@ from scripted import ScriptedTransport, answer, call_chunk, run, text_chunk, tho
 import widget
 from widget import NoSuchMessage, Session, TurnError
 from widget.errors import STOPPED
+from widget.forks import fork
 from widget.tools import tool_from_callable
 
 
@@ -187,7 +188,7 @@ def test_retry_and_fork_need_a_user_message() -> None:
     with pytest.raises(NoSuchMessage, match="no user message at index 1"):
         run(session.retry(1, ScriptedTransport()))
     with pytest.raises(NoSuchMessage, match="no user message at index 7"):
-        session.conversation.fork(7)
+        fork(session.conversation, 7)
 
 
 def test_fork_keeps_the_turns_before_the_message_and_returns_its_text() -> None:
@@ -198,7 +199,7 @@ def test_fork_keeps_the_turns_before_the_message_and_returns_its_text() -> None:
         {"role": "user", "content": "second"}, {"role": "assistant", "content": "2"},
     ]  # fmt: skip
     session.set_history(history)
-    forked, text = session.conversation.fork(2)
+    forked, text = fork(session.conversation, 2)
     assert text == "second"
     assert list(forked.messages) == history[:2]
     assert (forked.model, forked.thinking) == ("demo", "medium")

@@ -11,6 +11,7 @@ import pytest
 
 import widget
 from widget import Session, SnapshotError, read_snapshot
+from widget.snapshots import from_dict
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
 PNG = base64.b64encode(b"\x89PNG fake image bytes").decode()
@@ -205,3 +206,15 @@ def test_read_snapshot_drops_a_failed_assistant_turn_at_the_end() -> None:
 def test_read_snapshot_returns_none_when_nothing_usable_is_left() -> None:
     orphan_start = [{"role": "assistant", "content": None, "tool_calls": [CALL]}]
     assert read_snapshot(snapshot(orphan_start)) is None
+
+
+def test_allowed_tools_are_tool_names_strictly_and_dropped_forgivingly() -> None:
+    base = {"version": 1, "id": "c1", "messages": [{"role": "user", "content": "hi"}]}
+    assert from_dict({**base, "allowed_tools": ["book_table", "a-b"]}).allowed_tools == (
+        "book_table", "a-b",
+    )  # fmt: skip
+    for bad in (["<script>"], "book_table", [1], ["x"] * 65, [""]):
+        with pytest.raises(SnapshotError, match='"allowed_tools" must be a list'):
+            from_dict({**base, "allowed_tools": bad})
+    kept = read_snapshot({**base, "allowed_tools": ["<script>"]})
+    assert kept is not None and "allowed_tools" not in kept  # the conversation itself is kept
