@@ -20,6 +20,7 @@ import httpx
 from bench import row, timed
 from bench.attach import bench_attach
 from bench.boot import bench_boot
+from bench.catch_up import bench_catch_up
 from bench.density import bench_density
 from bench.engines import bench_engines
 from bench.first_byte import bench_first_byte
@@ -127,7 +128,8 @@ def main() -> int:
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
             + bench_first_byte() + bench_metrics_cost() + bench_scale() + bench_kept()
             + bench_density() + bench_boot() + bench_engines() + bench_lazy() + bench_page()
-            + bench_sync() + bench_attach() + bench_pdf() + bench_hostile())  # fmt: skip
+            + bench_sync() + bench_catch_up() + bench_attach() + bench_pdf()
+            + bench_hostile())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")
     for r in rows:

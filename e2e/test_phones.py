@@ -10,6 +10,8 @@ import pytest
 from pages import host_page, widget
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from server.testing import ChatkeepModel
+
 #: A phone's screen (CSS pixels), and what its on-screen keyboard covers.
 PHONE, KEYBOARD = {"width": 390, "height": 844}, 336
 
@@ -113,3 +115,40 @@ def test_nothing_is_asked_when_nothing_is_kept(page: Page) -> None:
     host_page(page, 'history="memory"')
     widget(page).send("Gone on reload anyway")
     assert page.evaluate("window.persistAsked") == 0
+
+
+def test_on_a_phone_a_reader_keeps_their_place_and_a_message_waits_its_turn(
+    phone: Page, chatkeep_model: ChatkeepModel
+) -> None:
+    chatkeep_model.delay = 0.02
+    chatkeep_model.reply(" ".join(f"word{n}" for n in range(400)))
+    chatkeep_model.reply("Then the tide turned.")
+    phone_page(phone, 'history="local" style="height: 90vh"')
+    widget(phone).wait_ready()
+    phone.get_by_role("textbox", name="Message").fill("Tell me a long story")
+    phone.get_by_role("button", name="Send", exact=True).tap()
+    transcript = phone.get_by_role("log", name="Conversation")
+    phone.wait_for_function("log => log.scrollHeight > log.clientHeight + 300",
+                            arg=transcript.element_handle())  # fmt: skip
+    transcript.evaluate("log => { log.scrollTop = log.scrollHeight - log.clientHeight - 250; }")
+    jump = phone.get_by_role("button", name="Jump to latest")
+    expect(jump).to_be_visible()
+    held = transcript.evaluate("log => log.scrollTop")
+
+    phone.get_by_role("textbox", name="Message").fill("And then?")
+    phone.get_by_role("button", name="Send", exact=True).tap()
+    queued = phone.get_by_role("list", name="Queued messages").get_by_role("listitem")
+    expect(queued).to_contain_text("And then?")
+    assert transcript.evaluate("log => log.scrollTop") == held  # still where the reader was
+    jump.tap()
+    expect(jump).to_be_hidden()
+
+    users = transcript.locator("article[data-role=user]")
+    expect(users).to_have_text(["Tell me a long story", "And then?"], timeout=30_000)
+    widget(phone).settled(at_least=4)
+    expect(transcript.locator("article[data-role=assistant]").last).to_have_text(
+        "Then the tide turned."
+    )
+    assert [r["messages"][-1]["content"] for r in chatkeep_model.requests] == [
+        "Tell me a long story", "And then?",
+    ]  # fmt: skip

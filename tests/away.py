@@ -1,11 +1,18 @@
-"""A TCP relay in front of the chat server that can drop every connection at once: what a
-phone's network does to a page's open stream (a tunnel, a locked screen, a new cell)."""
+"""What a phone does to a page that is away: its line cut (a tunnel, a locked screen, a new
+cell) and the page frozen, nothing of it running until it is back.
+
+Chromium's own freezing (CDP `Page.setWebLifecycleState`) does nothing to a page it shows,
+and a page driven by Playwright is always shown (checked on Chromium 156: timers ran on, no
+`freeze` event): so `freeze` holds the page's main thread and its workers' busy instead,
+then tells the page it is back, as the browser does (`resume`, `visibilitychange`)."""
 
 from __future__ import annotations
 
 import contextlib
 import socket
 import threading
+import time
+from typing import Any
 
 
 class LineCutter:
@@ -63,3 +70,26 @@ class LineCutter:
             for sock in (source, sink):
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
+
+
+#: runs on the page's main thread and in each worker: nothing else runs there until it ends
+_HOLD = """ms => {
+  const end = performance.now() + ms;
+  setTimeout(() => { while (performance.now() < end); }, 0);
+  return end;
+}"""
+_BACK = """() => {
+  document.dispatchEvent(new Event("resume"));
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def freeze(page: Any, seconds: float) -> float:
+    """Nothing of `page` (main thread, workers) runs for `seconds`; then it is told it is
+    back. Returns once it is: the moment its thread was free again, on the page's clock."""
+    for worker in page.workers:
+        worker.evaluate(_HOLD, seconds * 1000)
+    back: float = page.evaluate(_HOLD, seconds * 1000)
+    time.sleep(seconds)
+    page.evaluate(_BACK)  # answered once the page's thread is free again
+    return back
