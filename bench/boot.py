@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import row
-from bench.host import bare_page, hosting, launch_options, widget_page
+from bench.host import bare_page, bare_worker_page, hosting, launch_options, widget_page
 from bench.plain import reporting, visits
 from server.testing import ChatkeepServer
 
@@ -40,14 +40,16 @@ def bench_boot() -> list[dict[str, Any]]:
     with hosting() as site, ChatkeepServer("--allowed-origin", site.url) as server:
         site.pages["/bare"] = reporting(bare_page(server.url), WARM_RUNS + 1)
         site.pages["/widget"] = reporting(widget_page(server.url), WARM_RUNS + 1)
+        site.pages["/worker"] = reporting(bare_worker_page(server.url), WARM_RUNS + 1)
         site.pages["/cold/bare"] = reporting(bare_page(server.url), 1)
+        site.pages["/cold/worker"] = reporting(bare_worker_page(server.url), 1)
         site.pages["/cold/widget"] = reporting(widget_page(server.url), 1)
-        cold: dict[str, list[float]] = {"bare": [], "widget": []}
+        cold: dict[str, list[float]] = {"bare": [], "worker": [], "widget": []}
         for _ in range(COLD_RUNS):  # alternate, so drift affects both alike
             for page in cold:
                 cold[page].append(visits(site, f"/cold/{page}")[0]["at"])
         warm: dict[str, list[float]] = {}
-        for page in ("bare", "widget"):
+        for page in ("bare", "worker", "widget"):
             returns = visits(site, f"/{page}", WARM_RUNS + 1)[1:]  # after the first visit
             if page == "widget" and not all(visit["fromSnapshot"] for visit in returns):
                 raise RuntimeError("a warm visit started without the kept snapshot")
@@ -66,12 +68,17 @@ def bench_boot() -> list[dict[str, Any]]:
     medians = {kind: {page: statistics.median(times[page]) for page in times}
                for kind, times in (("warm", warm), ("cold", cold))}  # fmt: skip
     for kind, median in medians.items():
-        print(f"boot, {kind}: widget {median['widget']:.0f} ms, bare {median['bare']:.0f} ms")
+        print(f"boot, {kind}: widget {median['widget']:.0f} ms, bare {median['bare']:.0f} ms, "
+              f"bare in a module worker {median['worker']:.0f} ms")  # fmt: skip
     return [
         row(f"boot to ready, warm, / bare Pyodide (median of {WARM_RUNS})",
             medians["warm"]["widget"] / medians["warm"]["bare"], 1.0, "x", why=WHY),
         row(f"boot to ready, cold, / bare Pyodide (median of {COLD_RUNS})",
             medians["cold"]["widget"] / medians["cold"]["bare"], 1.0, "x", why=COLD_WHY),
+        row(f"boot to ready, warm, / bare Pyodide in a module worker (median of {WARM_RUNS})",
+            medians["warm"]["widget"] / medians["warm"]["worker"], 1.1, "x", why=WHY),
+        row(f"boot to ready, cold, / bare Pyodide in a module worker (median of {COLD_RUNS})",
+            medians["cold"]["widget"] / medians["cold"]["worker"], 1.1, "x", why=COLD_WHY),
         row(f"cold visit: Pyodide {pyodide_bytes / 2**20:.2f} MiB + Chatkeep "
             f"{own_bytes / 2**10:.0f} KiB; Chatkeep's share", 100 * own_bytes / total, 10, "%"),
         row("cold inline visit: all bytes, compressed", total / 1e6, 6, " MB"),

@@ -46,6 +46,21 @@ await loadPyodide({{ indexURL: "{runtime}" }});
 </script></body></html>"""
 
 
+def bare_worker_page(server_url: str) -> str:
+    """Only `loadPyodide()`, in a module worker (where the widget runs Python), from the same
+    server, files and caching: the baseline issue 52 measured the widget against."""
+    runtime = build_url(server_url) + "runtime/pyodide/"
+    worker = (f'import {{ loadPyodide }} from "{runtime}pyodide.mjs";'
+              f'await loadPyodide({{ indexURL: "{runtime}" }}); postMessage("ready");')  # fmt: skip
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bare</title>
+</head><body><script type="module">
+const code = new Blob([{json.dumps(worker)}], {{ type: "text/javascript" }});
+const worker = new Worker(URL.createObjectURL(code), {{ type: "module" }});
+await new Promise((resolve) => worker.addEventListener("message", resolve, {{ once: true }}));
+{READY_MARK}
+</script></body></html>"""
+
+
 def widget_page(server_url: str, attributes: str = 'history="memory"', head: str = "") -> str:
     """A shop's page with the widget, marking when its session is ready."""
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>shop</title>
