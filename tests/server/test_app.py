@@ -20,7 +20,8 @@ def test_health_and_models(runtime_dir: Path) -> None:
         models = http.get("/api/models").json()
     assert models == {
         "object": "list",
-        "data": [{"id": "demo", "object": "model", "owned_by": "chatkeep"}],
+        # the demo model's context window, for the widget's "Context" meter
+        "data": [{"id": "demo", "object": "model", "owned_by": "chatkeep", "context_window": 8192}],
         "chatkeep": {"max_tool_calls": 16, "sync": False},
     }
 
