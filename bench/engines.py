@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench import row
-from bench.host import SNAPSHOT_KEPT, bare_page, host_site, widget_page
+from bench.host import SNAPSHOT_KEPT, bare_page, bare_worker_page, host_site, widget_page
 from e2e.drivers import Driver, FirefoxDriver, WebKitDriver, missing
 from server.testing import ChatkeepServer
 
@@ -42,12 +42,13 @@ def bench_engines() -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     with host_site() as (host, pages), ChatkeepServer("--allowed-origin", host) as server:
         pages["/bare"], pages["/widget"] = bare_page(server.url), widget_page(server.url)
-        urls = {"bare": f"{host}/bare", "widget": f"{host}/widget"}
+        pages["/worker"] = bare_worker_page(server.url)
+        urls = {"bare": f"{host}/bare", "worker": f"{host}/worker", "widget": f"{host}/widget"}
         for engine, start in ENGINES.items():
             if why := missing(engine.lower()):
                 print(f"{engine}: skipped ({why})")
                 continue
-            cold: dict[str, list[float]] = {"bare": [], "widget": []}
+            cold: dict[str, list[float]] = {page: [] for page in urls}
             for _ in range(COLD_RUNS):  # alternate, so drift affects both alike
                 for page, url in urls.items():
                     driver = start()
@@ -67,7 +68,19 @@ def bench_engines() -> list[dict[str, Any]]:
                 driver.close()
             for kind, times, runs in (("warm", warm, WARM_RUNS), ("cold", cold, COLD_RUNS)):
                 widget, bare = statistics.median(times["widget"]), statistics.median(times["bare"])
-                print(f"{engine} {kind}: widget {widget:.0f} ms, bare Pyodide {bare:.0f} ms")
+                worker = statistics.median(times["worker"])
+                print(f"{engine} {kind}: widget {widget:.0f} ms, bare Pyodide {bare:.0f} ms, "
+                      f"in a module worker {worker:.0f} ms")  # fmt: skip
                 rows.append(row(f"{engine}: boot to ready, {kind}, / bare Pyodide (median of "
                                 f"{runs})", widget / bare, 1.1, "x", why=WHY))  # fmt: skip
+                rows.append(
+                    row(
+                        f"{engine}: boot to ready, {kind}, / bare Pyodide in a module "
+                        f"worker (median of {runs})",
+                        widget / worker,
+                        1.1,
+                        "x",
+                        why=WHY,
+                    )
+                )
     return rows
