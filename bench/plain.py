@@ -23,14 +23,22 @@ from urllib.parse import quote
 from bench.host import READY_MARK, HostSite
 from server.testing import CHROMIUM_FLAGS
 
-#: After ready, the page posts its own clock to the host site; a widget says whether it started
-#: from the snapshot it kept. A visit before the last keeps the snapshot, then opens the next.
+#: After ready, the page posts its own clock to the host site, and its long tasks from load to
+#: ready (Chromium buffers them); a widget says whether it started from the snapshot it kept. A
+#: visit before the last keeps the snapshot, then opens the next.
 REPORT = """
 const visit = Number(new URLSearchParams(location.search).get("visit") ?? 0);
 const widget = document.querySelector("chat-widget");
+const longTasks = await new Promise((resolve) => {
+  const seen = [];
+  new PerformanceObserver((list) => seen.push(...list.getEntries()))
+    .observe({ type: "longtask", buffered: true });
+  setTimeout(() => resolve(seen.filter((task) => task.startTime < window.bootAt).length), 100);
+});
 if (widget && visit < LAST) await widget.session.snapshotKept();
 await fetch("/report", { method: "POST", body: JSON.stringify({
-  visit, at: window.bootAt, fromSnapshot: widget ? widget.session.startedFromSnapshot : null }) });
+  visit, at: window.bootAt, fromSnapshot: widget ? widget.session.startedFromSnapshot : null,
+  longTasks }) });
 if (visit < LAST) location.search = `?visit=${visit + 1}`;
 """
 #: The first page a new browser opens: it waits, then opens the page measured, so that the
