@@ -26,6 +26,7 @@ from .demo_wire import DemoTransport
 from .errors import APIError
 from .hosts import HostGuard
 from .limits import Budgets, RateLimiter, StreamSlots
+from .mcp_tools import McpTools
 from .memory_turns import MemoryTurnStore
 from .metrics import Meter, Metrics, NullMetrics, count_refusal
 from .offline import OfflineManifest
@@ -37,6 +38,7 @@ from .sync import open_store
 from .sync.pairing import pairing_routes
 from .sync.quotas import ClientQuotas
 from .sync.routes import sync_routes
+from .tool_calls import call_tool
 from .tracing import make_tracer
 from .turn_store import TurnStore
 from .turns import TURN_HEADER, Turns
@@ -86,6 +88,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         await app.state.turns.aclose()
+        await app.state.mcp.aclose()
         await upstream.aclose()
         if app.state.sync is not None:
             await app.state.sync.close()
@@ -100,6 +103,7 @@ def create_app(
             Route("/api/chat/completions", chat_completions, methods=["POST"]),
             Route("/api/chat/turns/{turn}", turn_events, methods=["GET"]),
             Route("/api/chat/turns/{turn}", stop_turn, methods=["DELETE"]),
+            Route("/api/tools/{name}", call_tool, methods=["POST"]),
             *sync_routes(),
             *pairing_routes(),
             Route("/static/chat-widget.js", entry.endpoint),
@@ -148,6 +152,7 @@ def create_app(
     app.state.sync_quotas = ClientQuotas(
         settings.sync_client_spaces, settings.sync_client_bytes, counters
     )
+    app.state.mcp = McpTools(settings.mcp_servers, settings.tool_timeout)
     app.state.turns = Turns(
         TurnStore(redis_client(settings.redis_url)) if settings.redis_url else MemoryTurnStore(),
         idle_seconds=settings.upstream_timeout + 5,
@@ -195,7 +200,10 @@ async def list_models(request: Request) -> Response:
     # What the widget needs to know rides along: the tool calls it runs per answer, and
     # whether this server keeps synced history.
     limits = {"max_tool_calls": settings.max_tool_calls, "sync": settings.sync_store is not None}
-    return JSONResponse({"object": "list", "data": data, "chatkeep": limits})
+    listing: dict[str, object] = {"object": "list", "data": data, "chatkeep": limits}
+    if settings.mcp_servers:  # the operator's MCP tools, called through POST /api/tools/NAME
+        listing["tools"] = await request.app.state.mcp.listed()
+    return JSONResponse(listing)
 
 
 async def turn_events(request: Request) -> Response:

@@ -83,6 +83,10 @@ TEXTS = {
     "turn_not_found": "This answer is no longer kept on the chat server (answers are kept for "
     "{minutes} minutes), so the rest of it cannot be shown.",
     "store_unavailable": "Answers cannot be picked up right now: the chat server's store is away.",
+    "tool_not_found": 'This chat server has no tool "{tool}".',
+    "tool_arguments_invalid": 'The arguments for "{tool}" do not fit what it takes: {detail}',
+    "tool_timeout": 'The tool "{tool}" took longer than {seconds} seconds and was stopped.',
+    "tool_server_failed": 'The tool server "{server}" could not be reached or failed: {detail}',
     "sync_off": "This chat server does not keep synced history.",
     "sync_conflict": "This conversation changed on another device meanwhile.",
     "sync_space_full": "Your synced history is full: this server keeps at most {limit} bytes "

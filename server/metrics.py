@@ -53,6 +53,7 @@ class Meter(Protocol):
     def stream(self, change: int) -> None: ...
     def upstream_error(self, provider: str, status: str) -> None: ...
     def refused(self, code: str) -> None: ...
+    def tool_call(self, tool: str, status: str) -> None: ...
 
 
 class NullMetrics:
@@ -74,6 +75,9 @@ class NullMetrics:
         pass
 
     def refused(self, code: str) -> None:
+        pass
+
+    def tool_call(self, tool: str, status: str) -> None:
         pass
 
 
@@ -101,6 +105,9 @@ class Metrics:
                                         registry=registry)  # fmt: skip
         self._refused = Counter("chatkeep_refused", "requests refused before any upstream "
                                 "call, by reason", ["reason"], registry=registry)  # fmt: skip
+        self._tool_calls = Counter("chatkeep_tool_calls", "MCP tool calls, by tool and status "
+                                   "(ok, or the error's code)", ["tool", "status"],
+                                   registry=registry)  # fmt: skip
 
     def request(self, status: int) -> None:
         self._requests.labels(str(status)).inc()
@@ -123,6 +130,9 @@ class Metrics:
     def refused(self, code: str) -> None:
         if reason := REFUSAL_REASONS.get(code):
             self._refused.labels(reason).inc()
+
+    def tool_call(self, tool: str, status: str) -> None:
+        self._tool_calls.labels(tool, status).inc()
 
     async def endpoint(self, request: Request) -> Response:
         """`GET /metrics`, wanting the Bearer token when one is set."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .errors import ConfigError, SettingsError
+from .mcp_config import load_mcp_servers
 from .providers import load_providers
 from .settings import Settings
 
@@ -69,6 +70,8 @@ OPTIONS: tuple[Option, ...] = (
            "the operator's system message, first in every request sent upstream"),
     Option("max_tool_calls", "--max-tool-calls", "CHATKEEP_MAX_TOOL_CALLS",
            "tool calls the widget runs per answer; the rest get \"too many tool calls\"", int),
+    Option("tool_timeout", "--tool-timeout", "CHATKEEP_TOOL_TIMEOUT",
+           "seconds an MCP tool call may take before it ends with 504", float),
     Option("max_choices", "--max-choices", "CHATKEEP_MAX_CHOICES",
            "most completions (n) a request may ask for", int),
     Option("image_hosts", "--image-host", "CHATKEEP_IMAGE_HOSTS",
@@ -153,6 +156,7 @@ def load_settings(
     if values.get("config"):
         try:
             values["providers"] = load_providers(values["config"], environ)
+            values["mcp_servers"] = load_mcp_servers(values["config"], environ)
         except ConfigError as exc:
             raise SettingsError(str(exc)) from exc
     return Settings(**values)

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .errors import APIError, SettingsError
+from .mcp_config import McpServer
 from .providers import Destination, Provider, destination
 
 DEMO_MODEL = "demo"
@@ -65,6 +66,10 @@ class Settings:
     config: str | None = None
     #: several upstreams, from `config` (see server/providers.py); empty: one upstream
     providers: tuple[Provider, ...] = ()
+    #: the operator's MCP servers, from `config` (server/mcp_config.py)
+    mcp_servers: tuple[McpServer, ...] = ()
+    #: seconds an MCP tool call may take (then 504)
+    tool_timeout: float = 30.0
 
     def __post_init__(self) -> None:
         if self.config is not None and (self.upstream is not None or self.models):
@@ -98,6 +103,8 @@ class Settings:
                      "sync_client_bytes"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1")
+        if not self.tool_timeout > 0:
+            raise SettingsError("tool_timeout must be more than 0 seconds")
         if self.client_daily_tokens < 0 or self.daily_tokens < 0:
             raise SettingsError("token budgets must be 0 (none) or more")
         if self.max_tool_calls < 0:
@@ -157,10 +164,15 @@ class Settings:
             )
             for p in data.pop("providers", [])
         )
+        mcp_servers = tuple(
+            McpServer(m["name"], m["url"], m["headers"],
+                      tuple(m["tools"]) if m["tools"] is not None else None, m["approval"])
+            for m in data.pop("mcp_servers", [])
+        )  # fmt: skip
         values: dict[str, Any] = {
             key: tuple(value) if isinstance(value, list) else value for key, value in data.items()
         }
-        return cls(**values, providers=providers)
+        return cls(**values, providers=providers, mcp_servers=mcp_servers)
 
     @property
     def uses_demo_model(self) -> bool:

@@ -43,8 +43,8 @@ def wait_until(done: Callable[[], bool], seconds: float, every: float = 0.01) ->
 class LiveServer:
     """Serves an ASGI app with uvicorn in a thread, for as long as the `with` block lasts."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.port = free_port()
+    def __init__(self, app: ASGIApp, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
         self.server = uvicorn.Server(config)

@@ -33,6 +33,7 @@ from server.errors import APIError
 from server.limits import Budgets, RateLimiter, StreamSlots
 from server.redaction import Redactor
 from server.sync.access import HEADER
+from server.testing import free_port
 from server.turn_readers import SILENT
 from server.turns import BROKEN, STOPPED, TOO_LONG
 from server.upstream_errors import bad_answer, error_from_upstream, upstream_error
@@ -117,6 +118,23 @@ def said_by_limits() -> list[Notice]:
         asyncio.run(budgets.reserve("ann", 25))
         said.append(caught(lambda b=budgets: b.check("ann")))  # type: ignore[misc]
     return said
+
+
+def said_by_tools() -> list[Notice]:
+    """What calling an operator's MCP tool says: an unknown tool, arguments that do not fit,
+    a server that is down (a real call to a closed port), and the timeout."""
+    from server.mcp_config import McpServer
+    from server.mcp_tools import McpTool, McpTools, check_arguments
+
+    down = McpServer("down", f"http://127.0.0.1:{free_port()}/mcp")
+    tool = McpTool(down, "find", "", {"type": "object", "required": ["query"]})
+    tools = McpTools([down], 10)
+    return [
+        caught(lambda: McpTools([], 1).call("shop__find", {})),
+        caught(lambda: check_arguments(tool, {})),
+        caught(lambda: tools.call("down__find", {})),
+        of(APIError.said(504, "tool_timeout", tool="shop__slow", seconds=30)),
+    ]
 
 
 async def said_by_upstreams() -> list[Notice]:
@@ -347,7 +365,7 @@ def test_what_python_and_the_server_say_shows_in_each_language(
     runtime_dir: Path, lang: str
 ) -> None:
     said = (
-        said_by_limits() + asyncio.run(said_by_upstreams())
+        said_by_limits() + said_by_tools() + asyncio.run(said_by_upstreams())
         + said_by_the_app(runtime_dir) + said_by_tokens() + said_by_the_widget()
         + [of(APIError.said(404, "turn_not_found", minutes=15)),
            of(APIError.said(503, "store_unavailable"))]

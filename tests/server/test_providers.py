@@ -118,6 +118,15 @@ def test_the_default_model_is_the_first_listed(config: Path, runtime_dir: Path) 
         ("[providers.'a/b']\nbase_url = 'http://x'\nmodels = ['m']", {}, [], "provider name"),
         ("not toml [", {}, [], "is not valid TOML"),
         ("[other]\nx = 1", {}, [], "has no [providers.<name>] table"),
+        ("[providers.a]\nbase_url = 'http://x'\nmodels = ['m']\n[mcp.shop]\nurl = 'ftp://x'", {},
+         [], "url must be the http:// or https:// URL of the MCP server"),
+        ("[providers.a]\nbase_url = 'http://x'\nmodels = ['m']\n[mcp.shop]\nurl = 'http://x'\n"
+         "headers = { A = 'Bearer ${NOPE}' }", {}, [],
+         "header A: the environment variable NOPE is not set"),
+        ("[providers.a]\nbase_url = 'http://x'\nmodels = ['m']\n[mcp.a_b]\nurl = 'http://x'", {},
+         [], "an MCP server's name is letters, digits or '-'"),
+        ("[providers.a]\nbase_url = 'http://x'\nmodels = ['m']\n[mcp.shop]\nurl = 'http://x'\n"
+         "approval = 'sometimes'", {}, [], 'approval must be "ask" or "never"'),
         ("[providers.a]\nbase_url = 'http://x'\nmodels = ['m']\n[providers.a.context]\nn = 9",
          {}, [], "context names 'n', which is not in models"),
         ("[providers.a]\nbase_url = 'http://x'\nmodels = ['m']\n[providers.a.context]\nm = 0",
@@ -138,6 +147,17 @@ def test_a_bad_config_stops_the_server_naming_the_problem(
 def test_a_missing_config_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(SettingsError, match="cannot read the config file"):
         load_settings(["--config", str(tmp_path / "missing.toml")], environ={})
+
+
+def test_mcp_servers_and_their_headers_travel_to_workers(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.toml"
+    shop_table = "headers = { Authorization = 'Bearer ${SHOP}' }\ntools = ['find']\n"
+    path.write_text(CONFIG + "\n[mcp.shop]\nurl = 'https://shop.example/mcp'\n" + shop_table)
+    settings = load_settings(["--config", str(path)], environ={"OPENAI_KEY": "k", "SHOP": "s3"})
+    [shop] = settings.mcp_servers
+    assert (shop.name, shop.tools, shop.approval) == ("shop", ("find",), "ask")
+    assert shop.headers == {"Authorization": "Bearer s3"} and "s3" not in repr(settings)
+    assert Settings.from_json(settings.to_json()) == settings
 
 
 def test_settings_with_providers_travel_to_workers(config: Path) -> None:

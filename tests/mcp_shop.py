@@ -1,0 +1,58 @@
+"""A shop's MCP server for the tests: the official `mcp` SDK's own server (`MCPServer`),
+served over streamable HTTP on a free port, recording what reached it."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from live import LiveServer
+from mcp.server.mcpserver import Context, MCPServer
+
+
+@dataclass
+class ShopRecord:
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    authorizations: list[str | None] = field(default_factory=list)
+
+
+def shop_server(record: ShopRecord) -> Any:
+    shop = MCPServer("shop")
+
+    def seen(ctx: Context, tool: str, arguments: dict[str, Any]) -> None:
+        request = ctx.request_context.request
+        record.authorizations.append(request.headers.get("authorization") if request else None)
+        record.calls.append((tool, arguments))
+
+    @shop.tool()
+    def find_product(query: str, ctx: Context) -> str:
+        """Find products in the shop's catalogue by what the person asks for."""
+        seen(ctx, "find_product", {"query": query})
+        return f"3 jackets match {query}: Alder (89 EUR), Birch (120 EUR), Cedar (149 EUR)"
+
+    @shop.tool()
+    async def slow(seconds: float, ctx: Context) -> str:
+        """Answers after `seconds`."""
+        seen(ctx, "slow", {"seconds": seconds})
+        await asyncio.sleep(seconds)
+        return "done at last"
+
+    @shop.tool()
+    def huge(ctx: Context) -> str:
+        """A result far larger than a model should read."""
+        seen(ctx, "huge", {})
+        return "jacket " * 40_000
+
+    @shop.tool()
+    def delete_everything(ctx: Context) -> str:
+        """A tool the operator did not allow."""
+        seen(ctx, "delete_everything", {})
+        return "deleted"
+
+    return shop.streamable_http_app()
+
+
+def serve_shop(record: ShopRecord, port: int | None = None) -> LiveServer:
+    """The shop's MCP server (use as a context manager); its endpoint is `.url + "/mcp"`."""
+    return LiveServer(shop_server(record), port=port)
