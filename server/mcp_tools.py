@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -25,6 +26,7 @@ RESULT_LIMIT = 64 * 1024
 #: between a server's name and its tool's: `shop__find_product`
 SEPARATOR = "__"
 _T = TypeVar("_T")
+_CALLABLE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,9 @@ class McpConnection:
         self._task: asyncio.Task[None] | None = None
 
     async def run(self, work: Callable[[Any], Awaitable[_T]]) -> _T:
-        """`work(client)` in the session; a broken session is opened again, once."""
+        """`work(client)` in the session. A session the server no longer knows (it restarted)
+        or could not open is opened again and the work tried once more: the server never ran
+        it. A connection lost mid-call is not tried again (the tool may have run)."""
         for attempt in (1, 2):
             if self._task is None or self._task.done():
                 self._calls = asyncio.Queue()
@@ -65,9 +69,9 @@ class McpConnection:
             await self._calls.put((work, future))
             try:
                 return await future
-            except _Broken:
+            except _Broken as exc:
                 self.close()
-                if attempt == 2:
+                if attempt == 2 or not exc.unsent:
                     raise
         raise AssertionError("unreachable")
 
@@ -103,7 +107,7 @@ class McpConnection:
             raise
         except BaseException as exc:  # the server is down, refused, or answered garbage
             log.warning("The MCP server %s failed: %s", self.server.name, _reason(exc))
-            _fail_all(calls, _Broken(_reason(exc)))
+            _fail_all(calls, _Broken(_reason(exc), unsent=True))  # no session: nothing ran
 
     async def _heard(self, message: Any) -> None:
         if type(message).__name__ == "ToolListChangedNotification":
@@ -111,7 +115,12 @@ class McpConnection:
 
 
 class _Broken(Exception):
-    """The session could not be opened, or broke: the call may be tried in a new one."""
+    """The session could not be opened, or broke, or the server failed the request."""
+
+    def __init__(self, reason: str, unsent: bool = False) -> None:
+        super().__init__(reason)
+        #: the server cannot have run it: a new session may try again
+        self.unsent = unsent
 
 
 async def _settle(work: Awaitable[Any], future: asyncio.Future[Any]) -> None:
@@ -119,17 +128,17 @@ async def _settle(work: Awaitable[Any], future: asyncio.Future[Any]) -> None:
         result = await work
     except Exception as exc:
         if not future.done():
-            future.set_exception(exc if _is_tool_error(exc) else _Broken(_reason(exc)))
+            future.set_exception(_Broken(_reason(exc), unsent=_unsent(exc)))
         return
     if not future.done():
         future.set_result(result)
 
 
-def _is_tool_error(exc: Exception) -> bool:
-    """An error the server answered in words (a refused call), not a broken session."""
-    from mcp.shared.exceptions import MCPError
-
-    return isinstance(exc, MCPError) and "session" not in str(exc).lower()
+def _unsent(exc: Exception) -> bool:
+    """Whether a failed request never ran: its session was unknown to the server (it
+    restarted and says so), or no connection was made."""
+    text = _reason(exc).lower()
+    return "session" in text or ("connect" in text and "closed" not in text)
 
 
 def _fail_all(calls: asyncio.Queue[Any], error: Exception) -> None:
@@ -196,10 +205,17 @@ class McpTools:
                 if not cursor:
                     break
             allowed = connection.server.tools
-            connection.tools = [
-                McpTool(connection.server, t.name, t.description or "", dict(t.input_schema))
-                for t in listed if allowed is None or t.name in allowed
-            ]  # fmt: skip
+            tools = [McpTool(connection.server, t.name, t.description or "", dict(t.input_schema))
+                     for t in listed if allowed is None or t.name in allowed]  # fmt: skip
+            # A model calls functions by names of at most 64 letters, digits, "_" or "-".
+            connection.tools = [tool for tool in tools if _CALLABLE.match(tool.qualified)]
+            for tool in tools:
+                if tool not in connection.tools:
+                    log.warning(
+                        "The MCP tool %s is left out: a model cannot call it by that "
+                        "name (at most 64 letters, digits, _ or -)",
+                        tool.qualified[:200],
+                    )
         return connection.tools
 
     async def aclose(self) -> None:

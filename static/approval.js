@@ -14,7 +14,8 @@ export const APPROVE_ARMS_AFTER_MS = 600;
  * Shows the call in `log` and resolves with the person's choice (`"conversation"`: allowed
  * for the rest of the conversation); an abort (the turn was stopped) counts as "Deny".
  * @param {HTMLElement} log
- * @param {{name: string, arguments: Record<string, unknown>}} call
+ * @param {{name: string, arguments: Record<string, unknown>, server?: string}} call  `server`:
+ *   the operator's MCP server that runs it, named on the card
  * @param {AbortSignal} signal
  * @param {import("./strings.js").Lookup} t  the widget's strings
  * @returns {Promise<boolean | "conversation">}
@@ -28,6 +29,7 @@ export function askApproval(log, call, signal, t) {
   const name = document.createElement("code");
   name.textContent = call.name;
   text.append(t("approval.ask"), name);
+  if (call.server) text.append(t("approval.server", { server: call.server }));
   const args = document.createElement("pre");
   args.className = "arguments";
   args.tabIndex = 0; // scrollable by keyboard too, but only when the person moves there

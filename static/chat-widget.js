@@ -41,6 +41,7 @@ import "./protocol.js";
 import "./read-aloud.js";
 import "./rpc.js";
 import "./send-queue.js";
+import "./server-tools.js";
 import "./follow.js";
 import "./served-from.js";
 import "./settings.js";

@@ -18,6 +18,7 @@ import { applyListChange, sameUpTo } from "./list-changes.js";
 import { HostTools } from "./host-tools.js";
 import { nextDraft } from "./draft.js";
 import { Consent } from "./consent.js";
+import { serverTools } from "./server-tools.js";
 import { keepSnapshotLater, startWorker, WORKER_URL } from "./worker-start.js";
 
 /**
@@ -35,7 +36,7 @@ import { keepSnapshotLater, startWorker, WORKER_URL } from "./worker-start.js";
  *   history: "local" | "memory" | "off" | "host", prefix: string, maxConversations: number,
  *   generateTitle: boolean, sync: boolean, snapshot?: object | string | null, token?: string | null}} ClientConfig
  * @typedef {{name: string, description?: string, parameters?: object,
- *   handler: (args: any) => string | Promise<string>, approval?: boolean}} ToolDefinition
+ *   handler: (args: any) => string | Promise<string>, approval?: boolean, server?: string}} ToolDefinition
  */
 
 /** Why a worker that never ran most likely did not: the page's policy, and what it must allow. */
@@ -131,8 +132,10 @@ export class WidgetClient extends EventTarget {
     }, "p");
     this.#channel = channel;
     // Python's memory snapshot is storage too: kept only with consent.
-    channel.request(KIND.init, { config, keepSnapshot: this.#consent.granted }).then(({ operations, start, fromSnapshot, snapshotKey }) => {
+    channel.request(KIND.init, { config, keepSnapshot: this.#consent.granted }).then(({ operations, start, fromSnapshot, snapshotKey, serverTools: offered }) => {
       this.operations = operations;
+      const alert = (/** @type {any} */ said) => this.dispatchEvent(new CustomEvent(EVENT.alert, { detail: said }));
+      for (const tool of serverTools(offered ?? [], config, alert)) this.tools.add(tool, () => {}); // the operator's MCP tools
       this.fromSnapshot = fromSnapshot;
       this.#takeStart(start);
       if (config.history === "local") {
@@ -270,7 +273,6 @@ export class WidgetClient extends EventTarget {
     return this.call("send", args);
   }
 
-  /** Stop before Python runs: the messages waiting are taken back, their text offered again. */
   /** The host page's context, read now (a function is called), for the request that follows. */
   async #tellPageContext() {
     let context = null;

@@ -12,7 +12,7 @@ export class HostTools {
    * Asks the person before a tool marked `approval` runs; the view replaces it. The signal
    * aborts when the turn is stopped, which counts as a refusal.
    */
-  approve = async (/** @type {{name: string, arguments: Record<string, unknown>}} */ _call, /** @type {AbortSignal} */ _signal) =>
+  approve = async (/** @type {{name: string, arguments: Record<string, unknown>, server?: string}} */ _call, /** @type {AbortSignal} */ _signal) =>
     /** @type {boolean | "conversation"} */ (false);
   /** Whether the person allowed `name` for the open conversation: it runs without asking. */
   allowed = (/** @type {string} */ _name) => false;
@@ -51,7 +51,7 @@ export class HostTools {
       const waiting = new AbortController();
       this.#approvals.add(waiting);
       try {
-        const approved = await this.approve({ name, arguments: args }, waiting.signal);
+        const approved = await this.approve({ name, arguments: args, server: tool.server }, waiting.signal);
         if (!approved) return "The person declined to run this tool.";
         if (approved === "conversation") this.allowForConversation(name);
       } finally {

@@ -183,14 +183,14 @@ async function boot(config, mayKeep = true) {
   endpoint = config.endpoint.replace(/\/+$/, "");
   conversationKeys = storageKey("conversation", config.prefix);
   credentials = config.token ? { authorization: `Bearer ${config.token}` } : {};
-  const [{ pyodide, fromSnapshot, key }, { models, maxToolCalls, syncOffered }] =
+  const [{ pyodide, fromSnapshot, key }, { models, maxToolCalls, syncOffered, serverTools }] =
     await Promise.all([python, fetchModels()]);
   bridge = startBridge(pyodide, { ...config, models, maxToolCalls, syncOffered });
   const start = JSON.parse(await bridge.start());
   // The snapshot for the next visit is made once the page has this reply, by a worker the
   // page starts (static/worker-start.js `keepSnapshotLater`), under this key.
   const snapshotKey = !fromSnapshot && key && mayKeep ? key : null;
-  return { operations: JSON.parse(bridge.operations()), start, fromSnapshot, snapshotKey };
+  return { operations: JSON.parse(bridge.operations()), start, fromSnapshot, snapshotKey, serverTools };
 }
 
 /** Synced history's half in the worker (static/sync-client.js), as Python calls it: JSON in, JSON out. */
@@ -225,7 +225,7 @@ function syncCallbacks() {
 async function fetchModels() {
   try {
     const response = await fetch(`${endpoint}/models`, { headers: credentials });
-    const { data, chatkeep } = await response.json();
+    const { data, chatkeep, tools } = await response.json();
     const models = data
       .filter((/** @type {any} */ model) => typeof model?.id === "string")
       .map((/** @type {any} */ model) => ({
@@ -234,9 +234,11 @@ async function fetchModels() {
         // the context meter's window, in tokens
         ...(Number.isSafeInteger(model.context_window) && model.context_window > 0 ? { context_window: model.context_window } : {}),
       }));
-    return { models, maxToolCalls: chatkeep?.max_tool_calls, syncOffered: chatkeep?.sync === true };
+    // The operator's MCP tools (`[mcp.NAME]`): the page offers them, asks, and calls the server.
+    const serverTools = Array.isArray(tools) ? tools.filter((tool) => typeof tool?.name === "string") : [];
+    return { models, maxToolCalls: chatkeep?.max_tool_calls, syncOffered: chatkeep?.sync === true, serverTools };
   } catch {
-    return { models: [], maxToolCalls: undefined, syncOffered: false };
+    return { models: [], maxToolCalls: undefined, syncOffered: false, serverTools: [] };
   }
 }
 

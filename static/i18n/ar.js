@@ -92,6 +92,7 @@ export default {
   "tool.unnamed": "أداة",
   "tool.calling": "استدعاء ",
   "approval.ask": "يريد المساعد تشغيل ",
+  "approval.server": " (على الخادم {server})",
   "approval.group": "تشغيل {name}؟",
   "approval.arguments": "المُعامِلات",
   "approve": "سماح",

@@ -81,6 +81,7 @@ export default {
   "tool.unnamed": "einem Werkzeug",
   "tool.calling": "Aufruf ",
   "approval.ask": "Der Assistent möchte ausführen: ",
+  "approval.server": " (auf dem Server {server})",
   "approval.group": "{name} ausführen?",
   "approval.arguments": "Argumente",
   "approve": "Erlauben",

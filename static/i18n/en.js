@@ -85,6 +85,7 @@ export default {
   "tool.unnamed": "a tool",
   "tool.calling": "Calling ",
   "approval.ask": "The assistant wants to run ",
+  "approval.server": " (on the server {server})",
   "approval.group": "Run {name}?",
   "approval.arguments": "Arguments",
   "approve": "Approve",

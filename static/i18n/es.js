@@ -82,6 +82,7 @@ export default {
   "tool.unnamed": "una herramienta",
   "tool.calling": "Llamando a ",
   "approval.ask": "El asistente quiere ejecutar ",
+  "approval.server": " (en el servidor {server})",
   "approval.group": "¿Ejecutar {name}?",
   "approval.arguments": "Argumentos",
   "approve": "Permitir",

@@ -82,6 +82,7 @@ export default {
   "tool.unnamed": "sans nom",
   "tool.calling": "Appel de ",
   "approval.ask": "L’assistant veut exécuter ",
+  "approval.server": " (sur le serveur {server})",
   "approval.group": "Exécuter {name} ?",
   "approval.arguments": "Arguments",
   "approve": "Autoriser",

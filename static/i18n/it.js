@@ -81,6 +81,7 @@ export default {
   "tool.unnamed": "uno strumento",
   "tool.calling": "Chiamata a ",
   "approval.ask": "L'assistente vuole eseguire ",
+  "approval.server": " (sul server {server})",
   "approval.group": "Eseguire {name}?",
   "approval.arguments": "Argomenti",
   "approve": "Consenti",

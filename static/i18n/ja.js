@@ -78,6 +78,7 @@ export default {
   "tool.unnamed": "ツール",
   "tool.calling": "呼び出し中：",
   "approval.ask": "アシスタントが次を実行しようとしています：",
+  "approval.server": "（サーバー {server} 上）",
   "approval.group": "{name} を実行しますか？",
   "approval.arguments": "引数",
   "approve": "許可",

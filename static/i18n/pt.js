@@ -82,6 +82,7 @@ export default {
   "tool.unnamed": "uma ferramenta",
   "tool.calling": "Chamando ",
   "approval.ask": "O assistente quer executar ",
+  "approval.server": " (no servidor {server})",
   "approval.group": "Executar {name}?",
   "approval.arguments": "Argumentos",
   "approve": "Permitir",

@@ -78,6 +78,7 @@ export default {
   "tool.unnamed": "工具",
   "tool.calling": "正在调用 ",
   "approval.ask": "助手想要运行 ",
+  "approval.server": "（在服务器 {server} 上）",
   "approval.group": "运行 {name}？",
   "approval.arguments": "参数",
   "approve": "允许",
