@@ -10,6 +10,7 @@ import { SessionHandle } from "./session-handle.js";
 import * as settings from "./settings.js";
 import { SYNC_KEY_CHANGED, takeSyncLink } from "./sync-link.js";
 import { TEMPLATE } from "./template.js";
+import { followWebMcp } from "./webmcp.js";
 // Every module the ones above import, named here too: the browser asks for all of them at
 // once instead of level by level, so a page waits one round trip for the element, not four.
 import "./answer-parts.js";
@@ -86,6 +87,8 @@ export class ChatWidget extends HTMLElement {
   #connectSession;
   #pendingTools = [];
   #disposed = false;
+  /** stops offering the page's WebMCP tools (./webmcp.js) */
+  #stopWebMcp = () => {};
   /** aborts the listeners on `window` when the element leaves the page */
   #connection = new AbortController();
 
@@ -206,6 +209,7 @@ export class ChatWidget extends HTMLElement {
     this.client = new WidgetClient(config, () => this.historyStore, () => this.#pageContext, this.#consent);
     for (const [tool, registration] of this.#pendingTools) registration.unregister = this.client.registerTool(tool);
     this.#pendingTools = [];
+    this.#stopWebMcp = followWebMcp((tool) => this.registerTool(tool)); // the page's WebMCP tools
     this.#view.connect(this.client, {
       historyOff: config.history === "off", pinnable: config.history !== "host", onOpen: () => this.#start(),
       syncLink,
@@ -259,6 +263,7 @@ export class ChatWidget extends HTMLElement {
     queueMicrotask(() => {
       if (!this.isConnected && this.client && !this.#disposed) {
         this.#disposed = true;
+        this.#stopWebMcp();
         this.client.dispose().catch(() => {});
       }
     });
