@@ -21,7 +21,10 @@ window.lookups = [];
 document.modelContext.registerTool({
   name: "lookup_order", description: "The state of an order, by its number",
   inputSchema: { type: "object", properties: { order: { type: "string" } }, required: ["order"] },
-  execute: async ({ order }) => { window.lookups.push(order); return `Order ${order} ships tomorrow`; },
+  execute: async ({ order }) => {
+    window.lookups.push(order);
+    return `Order ${order} ships tomorrow`;
+  },
 });
 """
 #: and one registered once the widget runs
@@ -45,7 +48,8 @@ def test_the_page_s_webmcp_tools_are_offered_asked_for_and_called(
     host_page(page, script=PAGE_TOOLS, after=LATER)
     page.get_by_role("textbox", name="Message").fill("Where is order A17?")
     page.get_by_role("button", name="Send", exact=True).click()
-    page.get_by_role("group", name="Run lookup_order?").get_by_role("button", name="Approve").click()
+    card = page.get_by_role("group", name="Run lookup_order?")
+    card.get_by_role("button", name="Approve").click()
     widget(page).settled(at_least=4)
     assert page.evaluate("window.lookups") == ["A17"]
     expect(log(page).locator("article[data-role=tool]")).to_contain_text("Order A17 ships tomorrow")
