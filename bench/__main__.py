@@ -27,6 +27,7 @@ from bench.first_byte import bench_first_byte
 from bench.hostile import bench_hostile
 from bench.kept import bench_kept
 from bench.lazy import bench_lazy
+from bench.mcp_call import bench_mcp_call
 from bench.metrics_cost import bench_metrics_cost
 from bench.page import bench_page
 from bench.pdf import bench_pdf
@@ -126,7 +127,8 @@ def main() -> int:
     # browser rows, the first-token row read 1.95 ms and the two-worker gap 62 ms, against
     # 1.0-1.15 ms and 36-51 ms run first or alone (docs/benchmarks.md).
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
-            + bench_first_byte() + bench_metrics_cost() + bench_scale() + bench_kept()
+            + bench_first_byte() + bench_mcp_call() + bench_metrics_cost() + bench_scale()
+            + bench_kept()
             + bench_density() + bench_boot() + bench_engines() + bench_lazy() + bench_page()
             + bench_sync() + bench_catch_up() + bench_attach() + bench_pdf()
             + bench_hostile())  # fmt: skip
