@@ -12,6 +12,7 @@ overriding the fixture `chatkeep_server_args` with the flags `chatkeep serve` ta
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -19,7 +20,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import httpx
 import pytest
@@ -172,20 +174,41 @@ def chatkeep_upstream() -> Iterator[ChatkeepModel]:
 
 
 @pytest.fixture(scope="session")
+def chatkeep_mcp_servers() -> Mapping[str, Mapping[str, Any]]:
+    """Your MCP servers, for `chatkeep_server` to offer their tools while it answers with
+    `chatkeep_model`: name → `[mcp.NAME]` table (`url`, and `headers`, `tools`, `approval` as
+    in the providers file). None by default; override it to script calls to your tools."""
+    return {}
+
+
+@pytest.fixture(scope="session")
 def chatkeep_server(
-    chatkeep_server_args: Sequence[str], chatkeep_upstream: ChatkeepModel
+    chatkeep_server_args: Sequence[str],
+    chatkeep_upstream: ChatkeepModel,
+    chatkeep_mcp_servers: Mapping[str, Mapping[str, Any]],
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[ChatkeepServer]:
     """A running Chatkeep server, stopped afterwards. Unless its flags name an upstream, it
-    answers with `chatkeep_model` (the demo model until a test queues answers)."""
+    answers with `chatkeep_model` (the demo model until a test queues answers), and offers
+    the tools of `chatkeep_mcp_servers`."""
     args = list(chatkeep_server_args)
     names_upstream = any(arg.split("=")[0] in ("--upstream", "--config") for arg in args) or any(
         os.environ.get(name) for name in ("CHATKEEP_UPSTREAM", "CHATKEEP_CONFIG")
     )
-    if not names_upstream:
+    if not names_upstream and chatkeep_mcp_servers:
+        # MCP servers live in a providers file: the kit's model is its one provider ("kit").
+        models, rest = _models_out_of(args)
+        config = tmp_path_factory.mktemp("chatkeep-kit") / "chatkeep.toml"
+        config.write_text(kit_config(chatkeep_upstream.url, models, chatkeep_mcp_servers))
+        args = ["--config", str(config), "--rate-limit", "0", *rest]
+        env = {KIT_KEY: chatkeep_upstream.key}
+    elif not names_upstream:
         models = [] if "--model" in args else ["--model", "demo"]
         args = ["--upstream", chatkeep_upstream.url, *models, "--rate-limit", "0", *args]
-    # The key reaches the server through its environment, where `ps` does not show it.
-    env = {} if names_upstream else {"CHATKEEP_API_KEY": chatkeep_upstream.key}
+        # The key reaches the server through its environment, where `ps` does not show it.
+        env = {"CHATKEEP_API_KEY": chatkeep_upstream.key}
+    else:
+        env = {}
     server = ChatkeepServer(*args, env=env)
     server.answers_with_kit = not names_upstream  # type: ignore[attr-defined]
     try:
@@ -194,6 +217,41 @@ def chatkeep_server(
         pytest.fail(str(exc), pytrace=False)
     yield server
     server.stop()
+
+
+#: the variable the kit's providers file names for its model's key
+KIT_KEY = "CHATKEEP_KIT_KEY"
+
+
+def kit_config(url: str, models: Sequence[str], mcp: Mapping[str, Mapping[str, Any]]) -> str:
+    """A providers file whose one provider is the kit's model, with `mcp`'s tables."""
+    lines = ["[providers.kit]", f"base_url = {json.dumps(url)}", f'api_key_env = "{KIT_KEY}"',
+             f"models = {json.dumps(list(models))}"]  # fmt: skip
+    for name, table in mcp.items():
+        lines.append(f"\n[mcp.{name}]")
+        for key, value in table.items():
+            if isinstance(value, Mapping):
+                pairs = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in value.items())
+                lines.append(f"{key} = {{ {pairs} }}")
+            else:
+                lines.append(
+                    f"{key} = {json.dumps(list(value) if isinstance(value, tuple) else value)}"
+                )
+    return "\n".join(lines) + "\n"
+
+
+def _models_out_of(args: list[str]) -> tuple[list[str], list[str]]:
+    """The `--model` values of `args` (the demo model when none), and the other flags."""
+    models, rest, taking = [], [], False
+    for arg in args:
+        if taking:
+            models.append(arg)
+        elif arg.startswith("--model="):
+            models.append(arg.split("=", 1)[1])
+        elif arg != "--model":
+            rest.append(arg)
+        taking = arg == "--model"
+    return models or ["demo"], rest
 
 
 @pytest.fixture
