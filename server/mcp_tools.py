@@ -93,7 +93,7 @@ class McpConnection:
                     message_handler=self._heard,
                 ) as client,  # fmt: skip
             ):
-                running: set[asyncio.Task[None]] = set()
+                running: set[asyncio.Task[None]] = {asyncio.create_task(self._watch(client))}
                 while True:
                     work, future = await calls.get()
                     task = asyncio.create_task(_settle(work(client), future))
@@ -110,8 +110,21 @@ class McpConnection:
             _fail_all(calls, _Broken(_reason(exc), unsent=True))  # no session: nothing ran
 
     async def _heard(self, message: Any) -> None:
+        """A server of the protocol before 2026-07-28 says its tools changed."""
         if type(message).__name__ == "ToolListChangedNotification":
             self.tools = None  # listed again before the next call
+
+    async def _watch(self, client: Any) -> None:
+        """A server of 2026-07-28 or later says its tools changed on a stream the client opens
+        (`subscriptions/listen`); one that cannot says it as a notification (`_heard`)."""
+        try:
+            async with client.listen(tools_list_changed=True) as changes:
+                async for _ in changes:
+                    self.tools = None
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # an older server, or the stream dropped: notifications only
+            log.debug("MCP server %s: no tool-change stream (%s)", self.server.name, exc)
 
 
 class _Broken(Exception):

@@ -44,6 +44,19 @@ def shop_server(record: ShopRecord) -> Any:
         seen(ctx, "huge", {})
         return "jacket " * 40_000
 
+    def sale_items() -> str:
+        """What is on sale today."""
+        return "Scarves, 20 % off"
+
+    @shop.tool()
+    async def open_sale(ctx: Context) -> str:
+        """Opens the sale: a tool appears, and the server says its tools changed."""
+        seen(ctx, "open_sale", {})
+        if "sale_items" not in {tool.name for tool in await shop.list_tools()}:
+            shop.add_tool(sale_items)
+        await ctx.notify_tools_changed()
+        return "The sale is open."
+
     @shop.tool()
     def delete_everything(ctx: Context) -> str:
         """A tool the operator did not allow."""

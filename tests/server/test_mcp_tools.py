@@ -28,7 +28,7 @@ models = ["m"]
 [mcp.shop]
 url = "{shop_url}/mcp"
 headers = {{ Authorization = "Bearer ${{SHOP_TOKEN}}" }}
-tools = ["find_product", "slow", "huge"]
+tools = ["find_product", "slow", "huge", "open_sale", "sale_items"]
 
 [mcp.down]
 url = "{down_url}/mcp"
@@ -60,7 +60,8 @@ def test_the_tools_are_listed_for_the_model_without_their_headers(
     _, chat = shop
     response = httpx.get(f"{chat.url}/api/models", timeout=30)
     tools = {tool["name"]: tool for tool in response.json()["tools"]}
-    assert sorted(tools) == ["shop__find_product", "shop__huge", "shop__slow"]  # the allow-list
+    # the allow-list: not delete_everything (and sale_items is not there yet)
+    assert sorted(tools) == ["shop__find_product", "shop__huge", "shop__open_sale", "shop__slow"]
     found = tools["shop__find_product"]
     assert found["server"] == "shop" and found["approval"] == "ask"
     assert "catalogue" in found["description"]
@@ -129,6 +130,16 @@ def test_a_server_that_is_down_is_a_clear_502(shop: tuple[ShopRecord, ChatkeepSe
     error = response.json()["error"]
     assert error["code"] == "tool_server_failed" and '"down"' in error["message"]
     assert call(chat, "shop__find_product", {"query": "hats"}).status_code == 200
+
+
+def test_tools_are_listed_again_when_the_server_says_they_changed(
+    shop: tuple[ShopRecord, ChatkeepServer],
+) -> None:
+    _, chat = shop
+    assert call(chat, "shop__open_sale", {}).json() == {"content": "The sale is open."}
+    names = [tool["name"] for tool in httpx.get(f"{chat.url}/api/models").json()["tools"]]
+    assert "shop__sale_items" in names
+    assert call(chat, "shop__sale_items", {}).json() == {"content": "Scarves, 20 % off"}
 
 
 def test_tool_calls_are_counted_by_tool_and_status(shop: tuple[ShopRecord, ChatkeepServer]) -> None:
