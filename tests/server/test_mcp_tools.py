@@ -164,3 +164,44 @@ def test_a_restarted_mcp_server_is_reached_again(tmp_path: Path) -> None:
                 again = call(chat, "shop__find_product", {"query": "b"})
     assert again.status_code == 200, again.text
     assert record.calls[-1] == ("find_product", {"query": "b"})
+
+
+def test_images_and_resources_become_text_the_model_reads_never_fetched() -> None:
+    import mcp_types as types
+
+    from server.mcp_tools import result_text
+
+    content = [
+        types.TextContent(type="text", text="Alder jacket"),
+        types.ImageContent(type="image", data="aGk=", mime_type="image/png"),
+        types.ResourceLink(type="resource_link", name="Size chart",
+                           uri="https://shop.example/sizes"),
+        types.EmbeddedResource(type="resource", resource=types.TextResourceContents(
+            uri="https://shop.example/care", text="Wash cold.")),
+        types.EmbeddedResource(type="resource", resource=types.BlobResourceContents(
+            uri="https://shop.example/photo.jpg", blob="aGk=")),
+    ]  # fmt: skip
+    assert result_text(content).splitlines() == [
+        "Alder jacket",
+        "[image: image/png]",
+        "[resource: Size chart https://shop.example/sizes]",
+        "Wash cold.",
+        "[resource: https://shop.example/photo.jpg]",
+    ]
+
+
+def test_with_client_tokens_a_tool_call_needs_one(tmp_path: Path) -> None:
+    from server.clients import sign_client_token
+
+    record = ShopRecord()
+    with serve_shop(record) as mcp_server:
+        path = config(tmp_path, mcp_server.url, f"http://127.0.0.1:{free_port()}")
+        secret = "client-secret-for-tools"
+        env = {"SHOP_TOKEN": SHOP_TOKEN, "CHATKEEP_CLIENT_SECRET": secret}
+        with ChatkeepServer("--config", str(path), "--rate-limit", "0", env=env) as chat:
+            anonymous = call(chat, "shop__find_product", {"query": "a"})
+            token = sign_client_token(secret, "ada", 600)
+            signed = httpx.post(f"{chat.url}/api/tools/shop__find_product", json={"query": "b"},
+                                headers={"authorization": f"Bearer {token}"}, timeout=30)  # fmt: skip
+    assert anonymous.status_code == 401 and signed.status_code == 200
+    assert record.calls == [("find_product", {"query": "b"})]
