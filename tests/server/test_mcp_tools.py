@@ -201,7 +201,11 @@ def test_with_client_tokens_a_tool_call_needs_one(tmp_path: Path) -> None:
         with ChatkeepServer("--config", str(path), "--rate-limit", "0", env=env) as chat:
             anonymous = call(chat, "shop__find_product", {"query": "a"})
             token = sign_client_token(secret, "ada", 600)
-            signed = httpx.post(f"{chat.url}/api/tools/shop__find_product", json={"query": "b"},
-                                headers={"authorization": f"Bearer {token}"}, timeout=30)  # fmt: skip
+            signed = httpx.post(
+                f"{chat.url}/api/tools/shop__find_product",
+                json={"query": "b"},
+                headers={"authorization": f"Bearer {token}"},
+                timeout=30,
+            )
     assert anonymous.status_code == 401 and signed.status_code == 200
     assert record.calls == [("find_product", {"query": "b"})]
