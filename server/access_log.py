@@ -11,17 +11,20 @@ import re
 TURN_ID = re.compile(r"(/chat/turns/)[^/?#\s]*")
 SYNC_SPACE = re.compile(r"(/sync/)[^/?#\s]*")
 PAIRING = re.compile(r"(/sync-pair/)[^/?#\s]*")
+SHARE = re.compile(r"(/share/)[^/?#\s]*")
 
 
 def hidden(path: str) -> str:
-    """`path` with any turn id, sync space and pairing replaced by `[turn]`, `[space]` and
-    `[pairing]`."""
+    """`path` with any turn id, sync space, pairing and share replaced by `[turn]`,
+    `[space]`, `[pairing]` and `[share]`."""
     if "/chat/turns/" in path:
         path = TURN_ID.sub(r"\1[turn]", path)
     if "/sync/" in path:
         path = SYNC_SPACE.sub(r"\1[space]", path)
     if "/sync-pair/" in path:
         path = PAIRING.sub(r"\1[pairing]", path)
+    if "/share/" in path:
+        path = SHARE.sub(r"\1[share]", path)  # an id reads the ciphertext: half a link
     return path
 
 
@@ -31,7 +34,8 @@ class HideTurnIds(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args
         path = args[2] if isinstance(args, tuple) and len(args) == 5 else None
-        if isinstance(path, str) and ("/chat/turns/" in path or "/sync" in path):
+        if isinstance(path, str) and any(part in path for part in ("/chat/turns/", "/sync",
+                                                                   "/share/")):  # fmt: skip
             assert isinstance(args, tuple)
             record.args = (*args[:2], hidden(path), *args[3:])
         return True

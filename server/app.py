@@ -38,6 +38,7 @@ from .sync import open_store
 from .sync.pairing import pairing_routes
 from .sync.quotas import ClientQuotas
 from .sync.routes import sync_routes
+from .sync.shares import share_routes
 from .tool_calls import call_tool
 from .tracing import make_tracer
 from .turn_store import TurnStore
@@ -106,6 +107,7 @@ def create_app(
             Route("/api/tools/{name}", call_tool, methods=["POST"]),
             *sync_routes(),
             *pairing_routes(),
+            *share_routes(),
             Route("/static/chat-widget.js", entry.endpoint),
             Route("/static/offline.json", manifest.endpoint),
             Route("/static/v/{build}/{path:path}", VersionedAssets(build).endpoint),

@@ -83,6 +83,7 @@ TEXTS = {
     "turn_not_found": "This answer is no longer kept on the chat server (answers are kept for "
     "{minutes} minutes), so the rest of it cannot be shown.",
     "store_unavailable": "Answers cannot be picked up right now: the chat server's store is away.",
+    "share_gone": "This shared conversation is no longer available.",
     "tool_not_found": 'This chat server has no tool "{tool}".',
     "tool_arguments_invalid": 'The arguments for "{tool}" do not fit what it takes: {detail}',
     "tool_timeout": 'The tool "{tool}" took longer than {seconds} seconds and was stopped.',

@@ -70,6 +70,8 @@ OPTIONS: tuple[Option, ...] = (
            "the operator's system message, first in every request sent upstream"),
     Option("max_tool_calls", "--max-tool-calls", "CHATKEEP_MAX_TOOL_CALLS",
            "tool calls the widget runs per answer; the rest get \"too many tool calls\"", int),
+    Option("share_days", "--share-days", "CHATKEEP_SHARE_DAYS",
+           "days a shared conversation is kept (with --sync-store)", int),
     Option("tool_timeout", "--tool-timeout", "CHATKEEP_TOOL_TIMEOUT",
            "seconds an MCP tool call may take before it ends with 504", float),
     Option("max_choices", "--max-choices", "CHATKEEP_MAX_CHOICES",

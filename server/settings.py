@@ -52,6 +52,8 @@ class Settings:
     #: spaces one client may start in a (UTC) day, and bytes it may write across spaces
     sync_client_spaces: int = 20
     sync_client_bytes: int = 256 * 1024 * 1024
+    #: days a shared conversation is kept (`PUT /api/share/{id}`)
+    share_days: int = 30
     #: `GET /metrics` (Prometheus), and the Bearer token it wants (None: none)
     metrics: bool = False
     metrics_token: str | None = field(default=None, repr=False)
@@ -100,7 +102,7 @@ class Settings:
     def _check_numbers(self) -> None:
         for name in ("max_body_bytes", "max_tokens", "max_choices", "workers",
                      "sync_space_bytes", "sync_space_items", "sync_client_spaces",
-                     "sync_client_bytes"):  # fmt: skip
+                     "sync_client_bytes", "share_days"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1")
         if not self.tool_timeout > 0:

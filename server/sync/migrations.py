@@ -43,6 +43,16 @@ MIGRATIONS: Sequence[tuple[int, Sequence[str]]] = (
                  expires {int} NOT NULL)""",
         ),
     ),
+    (
+        4,  # share links: a conversation sealed with a key only the link holds
+        (
+            """CREATE TABLE sync_shares (
+                 id TEXT PRIMARY KEY,
+                 data {bytes} NOT NULL,
+                 token TEXT NOT NULL,
+                 expires {int} NOT NULL)""",
+        ),
+    ),
 )
 
 SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS sync_schema (version INTEGER NOT NULL)"

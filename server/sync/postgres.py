@@ -98,6 +98,24 @@ class PostgresStore:
             row = await (await db.execute(TAKE_PAIR, (pairing,))).fetchone()
         return bytes(row[0]) if row is not None and row[1] > self.clock() else None
 
+    async def put_share(self, share: str, data: bytes, token: str, expires: int) -> bool:
+        pool = await self._open()
+        async with pool.connection() as db, db.transaction():
+            await db.execute(SHARES_EXPIRED, (int(self.clock()),))
+            done = await db.execute(PUT_SHARE, (share, data, token, expires))
+            return bool(done.rowcount == 1)
+
+    async def share(self, share: str) -> tuple[bytes, str] | None:
+        pool = await self._open()
+        async with pool.connection() as db:
+            row = await (await db.execute(GET_SHARE, (share,))).fetchone()
+        return (bytes(row[0]), row[1]) if row is not None and row[2] > self.clock() else None
+
+    async def delete_share(self, share: str) -> None:
+        pool = await self._open()
+        async with pool.connection() as db, db.transaction():
+            await db.execute(DELETE_SHARE, (share,))
+
     async def close(self) -> None:
         if self._listening is not None:
             self._listening.cancel()
@@ -163,3 +181,7 @@ NOTIFY = "SELECT pg_notify(%s, %s)"
 PAIRS_EXPIRED = sql.for_postgres(sql.PAIRS_EXPIRED)
 PUT_PAIR = sql.for_postgres(sql.PUT_PAIR)
 TAKE_PAIR = sql.for_postgres(sql.TAKE_PAIR)
+SHARES_EXPIRED = sql.for_postgres(sql.SHARES_EXPIRED)
+PUT_SHARE = sql.for_postgres(sql.PUT_SHARE)
+GET_SHARE = sql.for_postgres(sql.GET_SHARE)
+DELETE_SHARE = sql.for_postgres(sql.DELETE_SHARE)

@@ -20,6 +20,11 @@ WIPE_ITEMS = "DELETE FROM sync_items WHERE space = ?"
 PAIRS_EXPIRED = "DELETE FROM sync_pairs WHERE expires <= ?"
 PUT_PAIR = "INSERT INTO sync_pairs (id, data, expires) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
 TAKE_PAIR = "DELETE FROM sync_pairs WHERE id = ? RETURNING data, expires"
+SHARES_EXPIRED = "DELETE FROM sync_shares WHERE expires <= ?"
+PUT_SHARE = """INSERT INTO sync_shares (id, data, token, expires) VALUES (?, ?, ?, ?)
+               ON CONFLICT DO NOTHING"""
+GET_SHARE = "SELECT data, token, expires FROM sync_shares WHERE id = ?"
+DELETE_SHARE = "DELETE FROM sync_shares WHERE id = ?"
 WIPE_SPACE = """INSERT INTO sync_spaces (space, rev, bytes, version, wiped) VALUES (?, 0, 0, ?, ?)
                 ON CONFLICT (space) DO UPDATE SET bytes = 0, wiped = excluded.wiped"""
 PUT_ITEM = """INSERT INTO sync_items (space, item, rev, data) VALUES (?, ?, ?, ?)

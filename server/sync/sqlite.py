@@ -82,6 +82,22 @@ class SqliteStore:
         row = await self._run(lambda db: locked(db, take))
         return bytes(row[0]) if row is not None and row[1] > self.clock() else None
 
+    async def put_share(self, share: str, data: bytes, token: str, expires: int) -> bool:
+        def put(db: sqlite3.Connection) -> bool:
+            db.execute(sql.SHARES_EXPIRED, (int(self.clock()),))
+            return db.execute(sql.PUT_SHARE, (share, data, token, expires)).rowcount == 1
+
+        return await self._run(lambda db: locked(db, put))
+
+    async def share(self, share: str) -> tuple[bytes, str] | None:
+        row: tuple[bytes, str, int] | None = await self._run(
+            lambda db: db.execute(sql.GET_SHARE, (share,)).fetchone()
+        )
+        return (bytes(row[0]), row[1]) if row is not None and row[2] > self.clock() else None
+
+    async def delete_share(self, share: str) -> None:
+        await self._run(lambda db: locked(db, lambda db: db.execute(sql.DELETE_SHARE, (share,))))
+
     async def close(self) -> None:
         if self._db is not None:
             await self._run(lambda db: db.close())

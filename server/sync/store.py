@@ -139,6 +139,18 @@ class SyncStore(Protocol):
         past its time."""
         ...
 
+    async def put_share(self, share: str, data: bytes, token: str, expires: int) -> bool:
+        """Keep a share's ciphertext and its delete token's hash until `expires` (seconds);
+        False if the id is taken. Shares past their time go meanwhile."""
+        ...
+
+    async def share(self, share: str) -> tuple[bytes, str] | None:
+        """A share's ciphertext and its delete token's hash; None when unknown or past its
+        time."""
+        ...
+
+    async def delete_share(self, share: str) -> None: ...
+
     async def close(self) -> None: ...
 
 

@@ -143,6 +143,7 @@ export default {
   "error.invalid_client_token.missing": "يحتاج خادم الدردشة هذا إلى رمز عميل (السمة token في الأداة).",
   "error.turn_not_found": "لم تعد هذه الإجابة محفوظة على خادم الدردشة (تُحفظ الإجابات {minutes} د)، لذا لا يمكن عرض بقيتها.",
   "error.store_unavailable": "لا يمكن جلب الإجابات الآن: مخزن خادم الدردشة لا يستجيب.",
+  "error.share_gone": "لم تعد هذه المحادثة المشتركة متاحة.",
   "error.tool_not_found": "لا يملك خادم الدردشة هذا أداة «{tool}».",
   "error.tool_arguments_invalid": "وسائط «{tool}» لا تطابق ما تقبله: {detail}",
   "error.tool_timeout": "استغرقت الأداة «{tool}» أكثر من {seconds} ثانية فأُوقفت.",

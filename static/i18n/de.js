@@ -132,6 +132,7 @@ export default {
   "error.invalid_client_token.missing": "Dieser Chat-Server braucht ein Client-Token (das token des Widgets).",
   "error.turn_not_found": "Diese Antwort liegt nicht mehr auf dem Chat-Server (Antworten bleiben {minutes} Minuten erhalten), darum fehlt ihr Rest.",
   "error.store_unavailable": "Antworten lassen sich gerade nicht abholen: Der Speicher des Chat-Servers ist nicht erreichbar.",
+  "error.share_gone": "Diese geteilte Unterhaltung ist nicht mehr verfügbar.",
   "error.tool_not_found": "Dieser Chat-Server hat kein Werkzeug „{tool}“.",
   "error.tool_arguments_invalid": "Die Argumente für „{tool}“ passen nicht zu dem, was es erwartet: {detail}",
   "error.tool_timeout": "Das Werkzeug „{tool}“ brauchte länger als {seconds} Sekunden und wurde gestoppt.",

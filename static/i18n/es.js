@@ -133,6 +133,7 @@ export default {
   "error.invalid_client_token.missing": "Este servidor de chat necesita un token de cliente (el atributo token del widget).",
   "error.turn_not_found": "Esta respuesta ya no se guarda en el servidor de chat (las respuestas se guardan {minutes} min), así que no se puede mostrar el resto.",
   "error.store_unavailable": "Ahora no se pueden recuperar las respuestas: el almacén del servidor de chat no responde.",
+  "error.share_gone": "Esta conversación compartida ya no está disponible.",
   "error.tool_not_found": "Este servidor de chat no tiene ninguna herramienta «{tool}».",
   "error.tool_arguments_invalid": "Los argumentos de «{tool}» no encajan con lo que admite: {detail}",
   "error.tool_timeout": "La herramienta «{tool}» tardó más de {seconds} segundos y se detuvo.",

@@ -133,6 +133,7 @@ export default {
   "error.invalid_client_token.missing": "Ce serveur de chat demande un jeton client (l’attribut token du widget).",
   "error.turn_not_found": "Cette réponse n’est plus gardée sur le serveur de chat (les réponses le sont {minutes} min), la suite ne peut donc pas s’afficher.",
   "error.store_unavailable": "Impossible de récupérer les réponses pour l’instant : le stockage du serveur de chat ne répond pas.",
+  "error.share_gone": "Cette conversation partagée n'est plus disponible.",
   "error.tool_not_found": "Ce serveur de chat n'a pas d'outil « {tool} ».",
   "error.tool_arguments_invalid": "Les arguments de « {tool} » ne correspondent pas à ce qu'il attend : {detail}",
   "error.tool_timeout": "L'outil « {tool} » a pris plus de {seconds} secondes et a été arrêté.",

@@ -132,6 +132,7 @@ export default {
   "error.invalid_client_token.missing": "Questo server di chat richiede un token del client (l'attributo token del widget).",
   "error.turn_not_found": "Questa risposta non è più conservata sul server di chat (le risposte restano {minutes} min), quindi il resto non si può mostrare.",
   "error.store_unavailable": "Al momento non si possono recuperare le risposte: l'archivio del server di chat non risponde.",
+  "error.share_gone": "Questa conversazione condivisa non è più disponibile.",
   "error.tool_not_found": "Questo server di chat non ha lo strumento «{tool}».",
   "error.tool_arguments_invalid": "Gli argomenti per «{tool}» non corrispondono a ciò che accetta: {detail}",
   "error.tool_timeout": "Lo strumento «{tool}» ha impiegato più di {seconds} secondi ed è stato fermato.",

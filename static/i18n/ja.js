@@ -129,6 +129,7 @@ export default {
   "error.invalid_client_token.missing": "このチャットサーバーにはクライアントトークン（ウィジェットの token 属性）が必要です。",
   "error.turn_not_found": "この回答はもうチャットサーバーに残っていません（回答の保存期間は {minutes} 分です）。そのため続きを表示できません。",
   "error.store_unavailable": "現在、回答を取得できません。チャットサーバーのストアが応答しません。",
+  "error.share_gone": "この共有された会話はもう利用できません。",
   "error.tool_not_found": "このチャットサーバーにはツール「{tool}」がありません。",
   "error.tool_arguments_invalid": "「{tool}」の引数が受け付ける形に合いません: {detail}",
   "error.tool_timeout": "ツール「{tool}」が{seconds}秒を超えたため停止しました。",

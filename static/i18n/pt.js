@@ -133,6 +133,7 @@ export default {
   "error.invalid_client_token.missing": "Este servidor de chat precisa de um token do cliente (o atributo token do widget).",
   "error.turn_not_found": "Esta resposta não está mais guardada no servidor de chat (as respostas ficam {minutes} min), então o restante não pode ser mostrado.",
   "error.store_unavailable": "Não dá para buscar as respostas agora: o armazenamento do servidor de chat não responde.",
+  "error.share_gone": "Esta conversa compartilhada não está mais disponível.",
   "error.tool_not_found": "Este servidor de chat não tem a ferramenta “{tool}”.",
   "error.tool_arguments_invalid": "Os argumentos de “{tool}” não correspondem ao que ela aceita: {detail}",
   "error.tool_timeout": "A ferramenta “{tool}” demorou mais de {seconds} segundos e foi interrompida.",

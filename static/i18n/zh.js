@@ -129,6 +129,7 @@ export default {
   "error.invalid_client_token.missing": "此聊天服务器需要客户端令牌（即小组件的 token 属性）。",
   "error.turn_not_found": "聊天服务器上已不再保存这条回答（回答保存 {minutes} 分钟），因此无法显示其余部分。",
   "error.store_unavailable": "目前无法取回回答：聊天服务器的存储没有响应。",
+  "error.share_gone": "此共享对话已不再可用。",
   "error.tool_not_found": "此聊天服务器没有工具“{tool}”。",
   "error.tool_arguments_invalid": "“{tool}”的参数不符合其要求：{detail}",
   "error.tool_timeout": "工具“{tool}”耗时超过 {seconds} 秒，已被停止。",

@@ -134,6 +134,7 @@ def said_by_tools() -> list[Notice]:
         caught(lambda: check_arguments(tool, {})),
         caught(lambda: tools.call("down__find", {})),
         of(APIError.said(504, "tool_timeout", tool="shop__slow", seconds=30)),
+        of(APIError.said(404, "share_gone")),
     ]
 
 
