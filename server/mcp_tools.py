@@ -93,15 +93,21 @@ class McpConnection:
                     message_handler=self._heard,
                 ) as client,  # fmt: skip
             ):
-                running: set[asyncio.Task[None]] = {asyncio.create_task(self._watch(client))}
-                while True:
-                    work, future = await calls.get()
-                    task = asyncio.create_task(_settle(work(client), future))
-                    running.add(task)
-                    task.add_done_callback(running.discard)
-                    future.add_done_callback(
-                        lambda f, t=task: t.cancel() if f.cancelled() else None
-                    )
+                running: set[asyncio.Task[None]] = set()
+                watching = asyncio.create_task(self._watch(client))
+                try:
+                    while True:
+                        work, future = await calls.get()
+                        task = asyncio.create_task(_settle(work(client), future))
+                        running.add(task)
+                        task.add_done_callback(running.discard)
+                        future.add_done_callback(
+                            lambda f, t=task: t.cancel() if f.cancelled() else None
+                        )
+                finally:  # nothing of this session outlives it
+                    watching.cancel()
+                    for task in running:
+                        task.cancel()
         except asyncio.CancelledError:
             _fail_all(calls, _Broken("closed"))
             raise
