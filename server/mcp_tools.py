@@ -145,6 +145,10 @@ class _Broken(Exception):
 async def _settle(work: Awaitable[Any], future: asyncio.Future[Any]) -> None:
     try:
         result = await work
+    except asyncio.CancelledError:
+        if not future.done():  # the session ended under it (the caller did not give up)
+            future.set_exception(_Broken("the connection to the MCP server closed"))
+        raise
     except Exception as exc:
         if not future.done():
             future.set_exception(_Broken(_reason(exc), unsent=_unsent(exc)))
