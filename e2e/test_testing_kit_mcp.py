@@ -12,26 +12,22 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp SDK is not installed (pip install chatkeep[mcp])")
 from mcp_shop import ShopRecord, serve_shop
+from test_install import STRANGERS_CONFTEST
 
 pytestmark = pytest.mark.slow
 
-CONFTEST = """
+#: the stranger's conftest.py of e2e/test_install.py, and their MCP servers
+CONFTEST = (
+    STRANGERS_CONFTEST
+    + """
 import os
-import pytest
-from chatkeep.testing import CHROMIUM_FLAGS
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    args = {**browser_type_launch_args, "args": list(CHROMIUM_FLAGS)}
-    if os.path.exists("/usr/bin/chromium"):
-        args["executable_path"] = "/usr/bin/chromium"
-    return args
 
 @pytest.fixture(scope="session")
 def chatkeep_mcp_servers():
     return {"shop": {"url": os.environ["SHOP_MCP_URL"], "approval": "never",
                      "headers": {"Authorization": "Bearer ${SHOP_TOKEN}"}}}
 """
+)
 TEST = """
 from chatkeep.testing import ChatWidget
 

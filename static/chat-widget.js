@@ -40,6 +40,7 @@ import "./prepare-file.js";
 import "./progress.js";
 import "./protocol.js";
 import "./read-aloud.js";
+import "./refusals.js";
 import "./rpc.js";
 import "./send-queue.js";
 import "./server-tools.js";

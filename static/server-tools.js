@@ -3,6 +3,8 @@
 // run by the chat server (`POST /api/tools/NAME__TOOL`), which alone holds their addresses and
 // keys. A failed call is the model's tool result, and the person is told why.
 
+import { refusal, unreachable } from "./refusals.js";
+
 /**
  * @typedef {{name: string, description?: string, server?: string, approval?: string,
  *   parameters?: object}} ServerTool
@@ -30,18 +32,15 @@ export function serverTools(listed, { endpoint, token }, alert) {
           method: "POST", headers, body: JSON.stringify(args ?? {}),
         });
       } catch (error) {
-        const said = { message: `The chat server could not be reached (${error.message}).`, code: "server_unreachable", params: { detail: String(error.message) } };
+        const said = unreachable(error);
         alert(said);
         throw new Error(said.message);
       }
-      const answer = await response.json().catch(() => ({}));
-      if (response.ok && typeof answer.content === "string") return answer.content;
-      const error = answer.error ?? {};
-      const said = {
-        message: typeof error.message === "string" ? error.message : `The chat server answered ${response.status}.`,
-        code: typeof error.code === "string" ? error.code : "server_answered",
-        params: error.params && typeof error.params === "object" ? error.params : { status: String(response.status) },
-      };
+      if (response.ok) {
+        const answer = await response.json().catch(() => ({}));
+        if (typeof answer.content === "string") return answer.content;
+      }
+      const said = await refusal(response);
       alert(said); // the person hears why; the model gets it as the tool's result
       throw new Error(said.message);
     },

@@ -3,6 +3,7 @@
 // asked, as the text of one JSON array.
 
 import { SENTENCE, TURN_HEADER, TURN_KEY } from "./protocol.js";
+import { refusal, unreachable } from "./refusals.js";
 
 /** Waits (ms) before asking again for an answer whose connection dropped; then it fails. */
 const RETRY_DELAYS = [250, 1000, 2000, 4000, 8000];
@@ -88,7 +89,7 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
         try {
           const response = await connect();
           if (!response.ok || !response.body) {
-            failure = await errorText(response);
+            failure = await refusal(response);
             return;
           }
           const named = turn ? null : response.headers.get(TURN_HEADER);
@@ -127,7 +128,7 @@ export function openStream(endpoint, request, headers = {}, retryDelays = RETRY_
         ? { message: SENTENCE.stopped, code: "stopped", params: {} }
         : error instanceof Dropped
           ? { message: CLOSED_EARLY, code: "connection_closed", params: {} }
-          : { message: `The chat server could not be reached (${error.message}).`, code: "server_unreachable", params: { detail: String(error.message) } };
+          : unreachable(error);
     } finally {
       sleepers.delete(replace);
       finished = true;
@@ -230,23 +231,4 @@ export async function* lines(body) {
   } finally {
     reader.releaseLock();
   }
-}
-
-/**
- * What a refused request tells the person: the server's error (its message, and the code and
- * params the page says it by), or the status line.
- * @param {Response} response @returns {Promise<{message: string, code: string, params: Record<string, unknown>}>}
- */
-async function errorText(response) {
-  try {
-    const { error } = await response.json();
-    if (typeof error?.message === "string") {
-      const params = error.params && typeof error.params === "object" ? error.params : {};
-      return { message: error.message, code: typeof error.code === "string" ? error.code : "", params };
-    }
-  } catch {
-    // not JSON: fall through to the status line
-  }
-  const status = `${response.status} ${response.statusText}`.trim();
-  return { message: `The chat server answered ${status}.`, code: "server_answered", params: { status } };
 }

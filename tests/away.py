@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-import time
 from typing import Any
 
 
@@ -90,6 +89,5 @@ def freeze(page: Any, seconds: float) -> float:
     for worker in page.workers:
         worker.evaluate(_HOLD, seconds * 1000)
     back: float = page.evaluate(_HOLD, seconds * 1000)
-    time.sleep(seconds)
-    page.evaluate(_BACK)  # answered once the page's thread is free again
+    page.evaluate(_BACK)  # waits for the page's thread: it runs once the hold has ended
     return back

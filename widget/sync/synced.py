@@ -21,26 +21,10 @@ from ..snapshots import from_dict
 from ..sync_hook import NOT_SYNCED
 from ..texts import Notice
 from .device import DeviceSpace
+from .status import ERROR, OFF, OFFLINE, REFUSALS, SYNCED, SYNCING, WIPED
 
 #: a change is sent this long after it was kept, so a burst of changes travels once
 AFTER_CHANGE_SECONDS = 1.5
-#: what the page hears: not connected, then a round running, done, or failing
-OFF, SYNCING, SYNCED, OFFLINE, ERROR = "off", "syncing", "synced", "offline", "error"
-#: the codes of failures that are the server's answer, not a missing connection
-REFUSALS = (
-    "sync_off",
-    "sync_space_full",
-    "sync_space_items",
-    "sync_client_spaces",
-    "sync_client_bytes",
-    "invalid_client_token",
-    "rate_limited",
-    "sync_stalled",
-    "sync_forbidden",
-    "sync_token_required",
-)
-#: the space was wiped by "Change sync code" on another device: this one stops syncing
-WIPED = "sync_space_wiped"
 
 
 # The sync engine (widget/sync/rounds.py) is imported when a device connects: a start only builds
