@@ -201,6 +201,7 @@ def test_a_page_open_on_a_conversation_shows_another_page_s_turns(context: Brows
     first, second = two_pages_on_one_conversation(context)
     widget(second).send("From the second tab")
     expect(log(first)).to_contain_text("From the second tab")  # the first page follows it
+    widget(first).settled(at_least=4)  # the other page's answer too, not only its question
     widget(first).send("From the first tab")  # and continues it: one conversation
     [stored] = stored_conversations(first)
     assert [m["content"] for m in stored["messages"] if m["role"] == "user"] == [
