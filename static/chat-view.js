@@ -2,7 +2,7 @@
 // The element (./chat-widget.js) keeps the attributes, the lifecycle and the host API.
 
 import { askApproval } from "./approval.js";
-import { imageHosts, language, mode, pdfSeconds, storagePrefix } from "./settings.js";
+import { endpoint, imageHosts, language, mode, pdfSeconds, storagePrefix } from "./settings.js";
 import { Composer } from "./composer.js";
 import { showContext } from "./context-meter.js";
 import { prepareFile } from "./prepare-file.js";
@@ -46,7 +46,9 @@ export class ChatView {
   #conversationId = "";
   /** @type {Launcher | null} */
   #launcher = null;
-  /** @type {Promise<void> | null} settles once answers can be drawn as Markdown */
+  /** @type {import("./share-dialog.js").ShareDialog | null} */
+  #shareDialog = null;
+  /** @type {Promise<(target: HTMLElement, text: string) => void> | null} answers drawn as Markdown, once loaded */
   #rendering = null;
   /** @type {(render: (target: HTMLElement, text: string) => void) => void} */
   #rendered = () => {};
@@ -68,7 +70,7 @@ export class ChatView {
       close: $(".close"), chat: $(".chat"), options: $(".options"), choices: $(".choices"),
       historyButton: $(".history-button"), newConversation: $(".new"), download: $(".download"),
       consent: $(".consent"), jump: $(".jump"), queue: $(".queue"), meter: $(".context"),
-      contextFull: $(".context-full"), allowed: $(".allowed"),
+      contextFull: $(".context-full"), allowed: $(".allowed"), share: $("header .share"),
     };
     this.#elements.consent.addEventListener("click", () => host.grantConsent());
     const t = (key, values) => this.#t(key, values);
@@ -79,6 +81,7 @@ export class ChatView {
       forget: (conversationId) => this.#act("forget", { conversationId }),
       rename: (conversationId, title) => this.#act("rename", { conversationId, title }),
       pin: (conversationId, pinned) => this.#act("pin", { conversationId, pinned }),
+      share: (conversationId) => this.#share(conversationId),
       exportAll: () => this.#act("exportAll", {}),
       importAll: (text) => this.#act("importAll", { text }),
       search: (query) => this.#act("search", { query }),
@@ -111,6 +114,8 @@ export class ChatView {
   connect(client, { historyOff, pinnable, onOpen, syncLink = null, kept = { storage: () => null, key: "" } }) {
     const host = this.#host;
     this.#client = client;
+    const shared = syncLink?.kind === "share" ? syncLink.value : null; // a conversation shared by a link
+    if (shared) syncLink = null;
     this.#queue = new SendQueue(this.#elements.queue, {
       t: (key, values) => this.#t(key, values), ...kept,
       send: (text, attachments) => this.#sendQueued(text, attachments),
@@ -138,6 +143,7 @@ export class ChatView {
       const parts = { ...this.#elements, message: this.#composer.field };
       this.#launcher = new Launcher(host, parts, storagePrefix(host), onOpen);
     }
+    if (shared) this.#openShared(client, shared);
     localized.then(() => this.renderMeta()); // what storage holds, before Python runs
     client.ready.then(() => localized).then(
       () => {
@@ -164,6 +170,30 @@ export class ChatView {
         host: this.#host, client, page, root: this.#root, link, t: this.#t, act: (op, args) => this.#act(op, args),
       }))
       .catch((error) => this.#notices.alert(error.message));
+  }
+
+  /**
+   * A link that carried a shared conversation: shown read-only over the chat (./shared-page.js).
+   * @param {WidgetClient} client @param {string} link  `ID.KEY`
+   */
+  #openShared(client, link) {
+    this.#launcher?.toggle(true);
+    const token = /** @type {any} */ (this.#host).token;
+    import("./shared-page.js")
+      .then(({ openShared }) => openShared(this.#root, {
+        link, endpoint: endpoint(this.#host).replace(/\/+$/, ""), headers: token ? { authorization: `Bearer ${token}` } : {},
+        client, t: () => this.#t, markdown: () => this.#loadRenderer(), announce: (text) => this.#notices.announce(text),
+        closed: () => this.#composer.field.focus(),
+      }))
+      .catch((error) => this.#notices.alert(error.message));
+  }
+
+  /** "Share": the dialog that makes a conversation's link (./share-dialog.js, loaded now). */
+  async #share(/** @type {string} */ conversationId) {
+    const client = /** @type {WidgetClient} */ (this.#client);
+    const { ShareDialog } = await import("./share-dialog.js");
+    this.#shareDialog ??= new ShareDialog(this.#root, { call: (op, args) => client.call(op, args), t: this.#t });
+    await this.#shareDialog.open(conversationId, this.#t);
   }
 
   /** The strings of the element's language, loaded and put in place. */
@@ -200,7 +230,11 @@ export class ChatView {
   /** markdown-it and DOMPurify, loaded once; the transcript draws as soon as they are. */
   #loadRenderer() {
     this.#rendering ??= createRenderer({ imageHosts: imageHosts(this.#host), copyLabel: () => this.#t("copy") })
-      .then(this.#rendered);
+      .then((render) => {
+        this.#rendered(render);
+        return render;
+      });
+    return this.#rendering;
   }
 
   /** Opens or closes a launcher's panel (nothing inline). */
@@ -214,6 +248,7 @@ export class ChatView {
     const { state } = this.#client;
     showMeta(this.#elements, state, this.#t);
     showContext(this.#elements, state, this.#client.draft, this.#t);
+    this.#elements.share.hidden = !this.#client.shareOffered || state.messages.length === 0;
     this.#composer.show({ busy: state.busy, online: navigator.onLine });
     this.renderLists();
   }
@@ -231,6 +266,7 @@ export class ChatView {
     showGreeting(this.#elements, {
       suggestions: this.#host.suggestions, history, liveId: state.id, untitled: this.#t("untitled"),
     });
+    this.#historyView.shareable = this.#client.shareOffered;
     this.#historyView.render(history, state.id);
   }
 
@@ -281,6 +317,7 @@ export class ChatView {
     thinking.addEventListener("change", () => this.#act("setThinking", { level: thinking.value }));
     this.#elements.newConversation.addEventListener("click", () => this.#act("restore", { snapshot: null }));
     this.#elements.historyButton.addEventListener("click", () => this.#historyView.show());
+    this.#elements.share.addEventListener("click", () => this.#share(client.state.id));
     wireGreeting(this.#elements, {
       open: (conversationId) => this.#act("open", { conversationId }),
       send: (text) => this.#act("send", { text }),

@@ -31,7 +31,7 @@ import { keepSnapshotLater, startWorker, WORKER_URL } from "./worker-start.js";
  *   busy: boolean, unfinished?: boolean, usage: Record<string, number> | null, context?: number, allowed?: string[],
  *   models: {id: string, provider?: string, context_window?: number}[]}} Meta
  * @typedef {Meta & {messages: Message[]}} SessionState
- * @typedef {{id: string, title: string, updated: number, pinned?: boolean}} HistoryEntry
+ * @typedef {{id: string, title: string, updated: number, pinned?: boolean, shared?: number}} HistoryEntry
  * @typedef {{endpoint: string, model?: string | null, instructions?: string | null,
  *   history: "local" | "memory" | "off" | "host", prefix: string, maxConversations: number,
  *   generateTitle: boolean, sync: boolean, snapshot?: object | string | null, token?: string | null}} ClientConfig
@@ -39,9 +39,9 @@ import { keepSnapshotLater, startWorker, WORKER_URL } from "./worker-start.js";
  *   handler: (args: any) => string | Promise<string>, approval?: boolean, server?: string}} ToolDefinition
  */
 
-/** Why a worker that never ran most likely did not: the page's policy, and what it must allow. */
 /** Operations that ask the model: the host page's context is read anew before each. */
 const ASKS_THE_MODEL = new Set(["send", "retry", "edit"]);
+/** Why a worker that never ran most likely did not: the page's policy, and what it must allow. */
 const NOT_STARTED = "The chat's worker could not start. If this page has a Content-Security-Policy, "
   + `it must allow ${WORKER_URL.origin} and 'wasm-unsafe-eval' in script-src, and `
   + `${WORKER_URL.origin === location.origin ? "'self'" : `blob: and ${WORKER_URL.origin}`} in worker-src.`;
@@ -63,6 +63,8 @@ export class WidgetClient extends EventTarget {
   fromSnapshot = false;
   /** @type {Record<string, Record<string, string>>} operation → argument shapes (from Python) */
   operations = {};
+  /** The server keeps shared links (it has a sync store): "Share" is offered. */
+  shareOffered = false;
 
   #config;
   #askedToKeep = false;
@@ -71,10 +73,8 @@ export class WidgetClient extends EventTarget {
   #pageContext;
   /** @type {Consent} whether (and where) the page's storage may be written */
   #consent;
-  /** @type {Worker | null} */
-  #worker = null;
-  /** @type {Channel | null} */
-  #channel = null;
+  /** @type {Worker | null} */ #worker = null;
+  /** @type {Channel | null} */ #channel = null;
   /** settles once Python runs: the client, or why it could not start */
   #ready = deferred();
   /** @type {Promise<boolean>} whether the next visit's snapshot is kept, once ready */
@@ -132,8 +132,8 @@ export class WidgetClient extends EventTarget {
     }, "p");
     this.#channel = channel;
     // Python's memory snapshot is storage too: kept only with consent.
-    channel.request(KIND.init, { config, keepSnapshot: this.#consent.granted }).then(({ operations, start, fromSnapshot, snapshotKey, serverTools: offered }) => {
-      this.operations = operations;
+    channel.request(KIND.init, { config, keepSnapshot: this.#consent.granted }).then(({ operations, start, fromSnapshot, snapshotKey, serverTools: offered, shareOffered }) => {
+      Object.assign(this, { operations, shareOffered: shareOffered === true });
       const alert = (/** @type {any} */ said) => this.dispatchEvent(new CustomEvent(EVENT.alert, { detail: said }));
       for (const tool of serverTools(offered ?? [], config, alert)) this.tools.add(tool, () => {}); // the operator's MCP tools
       this.fromSnapshot = fromSnapshot;

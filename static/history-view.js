@@ -1,5 +1,5 @@
 // The history page: every kept conversation, pinned ones first, then the newest, to open,
-// pin, rename or forget.
+// pin, share, rename or forget.
 
 /** @typedef {import("./client.js").HistoryEntry} HistoryEntry */
 
@@ -24,6 +24,9 @@ export class HistoryView {
   #searchTimer = 0;
   /** false when the host page's own store keeps the conversations (and orders them) */
   pinnable = true;
+  /** true when the server keeps shared links ("Share" on each row) */
+  shareable = false;
+  #drawnShareable = false;
   /** @type {{id: string, action: string} | null} the button to focus once the list is redrawn */
   #refocus = null;
 
@@ -31,7 +34,7 @@ export class HistoryView {
    * @param {ShadowRoot} root
    * @param {{open: (id: string) => unknown, forget: (id: string) => unknown,
    *   rename: (id: string, title: string) => unknown, exportAll: () => Promise<unknown>,
-   *   pin: (id: string, pinned: boolean) => unknown,
+   *   pin: (id: string, pinned: boolean) => unknown, share: (id: string) => unknown,
    *   importAll: (text: string) => Promise<unknown>, alert: (text: string) => void,
    *   search: (query: string) => Promise<unknown>,
    *   t: import("./strings.js").Lookup}} actions
@@ -115,7 +118,8 @@ export class HistoryView {
 
   /** @param {HistoryEntry[]} entries @param {string} liveId */
   render(entries, liveId) {
-    if (entries === this.#entries && liveId === this.#liveId) return;
+    if (entries === this.#entries && liveId === this.#liveId && this.shareable === this.#drawnShareable) return;
+    this.#drawnShareable = this.shareable;
     this.#entries = entries;
     this.#liveId = liveId;
     if (!this.#page.hidden) this.#draw();
@@ -172,6 +176,13 @@ export class HistoryView {
       when.textContent = formatDate(date);
     }
     item.append(open, when);
+    if ((entry.shared ?? 0) * 1000 > Date.now()) { // a link still opens it (made here, or on another device)
+      const mark = document.createElement("span");
+      mark.className = "shared-mark";
+      mark.textContent = t("shared");
+      when.after(mark);
+    }
+    if (this.shareable) item.append(button(t("share"), "share"));
     if (this.pinnable) item.append(button(t(entry.pinned ? "unpin" : "pin"), entry.pinned ? "unpin" : "pin"));
     item.append(button(t("rename"), "rename"), button(t("forget"), "forget"));
     return item;
@@ -187,6 +198,8 @@ export class HistoryView {
     if (action === "open") {
       this.hide();
       this.#actions.open(id);
+    } else if (action === "share") {
+      this.#actions.share(id);
     } else if (action === "forget") {
       this.#actions.forget(id);
     } else if (action === "pin" || action === "unpin") {

@@ -80,7 +80,7 @@ export const WORKER_CALLS = Object.freeze([
   "historyStore", "emit", "draft",
   "syncOpen", "syncKnownBefore", "syncResume", "syncForget", "syncListen", "syncPull",
   "syncPush", "syncDelete", "syncMoving", "syncPullMoved", "syncMoved", "syncWipe",
-  "syncPair", "syncUnpair", "syncDrop",
+  "syncPair", "syncUnpair", "syncDrop", "shareSeal", "shareStop",
 ]);
 
 /** The request of each of synced history's calls on the worker (widget/protocol.py `SYNC_CALLS`). */

@@ -9,6 +9,7 @@
 // nothing from telling those apart, and an attacker probing links gains less.
 
 import { streams } from "./codec.js";
+import { refusal, unreachable } from "./refusals.js";
 
 const VERSION = 1;
 const NONCE_BYTES = 12;
@@ -29,9 +30,8 @@ export async function share(endpoint, snapshotText, headers = {}) {
   const raw = crypto.getRandomValues(new Uint8Array(32));
   const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt"]);
   const body = await sealed(key, id, await streams.deflate(new TextEncoder().encode(snapshotText)));
-  const response = await fetch(`${endpoint}/share/${id}`, { method: "PUT", headers, body });
-  const answer = await response.json().catch(() => ({}));
-  if (!response.ok) throw Object.assign(new Error(answer.error?.message ?? `The chat server answered ${response.status}.`), { code: answer.error?.code ?? "" });
+  const response = await asked(`${endpoint}/share/${id}`, { method: "PUT", headers, body });
+  const answer = await response.json();
   const keyText = base64url(raw);
   return { id, key: keyText, token: answer.token, expires: answer.expires, fragment: `${SHARE_FRAGMENT}=${id}.${keyText}` };
 }
@@ -56,11 +56,29 @@ export async function open(endpoint, link, headers = {}) {
 
 /** "Stop sharing": only the delete token the server answered stops it. */
 export async function stop(/** @type {string} */ endpoint, /** @type {string} */ id, /** @type {string} */ token, headers = {}) {
-  const response = await fetch(`${endpoint}/share/${id}`, { method: "DELETE", headers: { ...headers, "chatkeep-share-token": token } });
-  if (!response.ok && response.status !== 404) {
-    const answer = await response.json().catch(() => ({}));
-    throw new Error(answer.error?.message ?? `The chat server answered ${response.status}.`);
+  await asked(`${endpoint}/share/${id}`, { method: "DELETE", headers: { ...headers, "chatkeep-share-token": token } }, [404]);
+}
+
+/**
+ * A request to the chat server, its refusal (or that it was not reached) thrown as the error
+ * the page says in its language: `{message, code, params}`. `fine`: statuses that are not one.
+ * @param {string} url @param {RequestInit} init @param {number[]} fine
+ */
+async function asked(url, init, fine = []) {
+  /** @type {Response} */
+  let response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    throw said(unreachable(/** @type {Error} */ (error)));
   }
+  if (!response.ok && !fine.includes(response.status)) throw said(await refusal(response));
+  return response;
+}
+
+/** @param {import("./refusals.js").Said} notice */
+function said({ message, code, params }) {
+  return Object.assign(new Error(message), { code, params });
 }
 
 /** @param {CryptoKey} key @param {string} id @param {Uint8Array} plain */

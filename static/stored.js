@@ -60,7 +60,8 @@ function readMeta(id, text) {
   try {
     const data = JSON.parse(text ?? "");
     if (data?.v !== META_VERSION || typeof data.title !== "string" || !Number.isInteger(data.updated)) return null;
-    const entry = { id, title: data.title, updated: data.updated, pinned: data.pinned === true };
+    const entry = { id, title: data.title, updated: data.updated, pinned: data.pinned === true,
+      ...(Number.isSafeInteger(data.shared) && data.shared > 0 ? { shared: data.shared } : {}) };
     return typeof data.pending === "string" && data.pending ? { ...entry, pending: data.pending } : entry;
   } catch {
     return null;
@@ -71,7 +72,7 @@ function readMeta(id, text) {
  * A conversation's id, title and the messages it can show; null when it is not one.
  * @param {unknown} value  a snapshot, or its JSON text
  */
-function readConversation(value) {
+export function readConversation(value) {
   try {
     const data = typeof value === "string" ? JSON.parse(value) : value;
     if (!data || typeof data !== "object" || !Array.isArray(data.messages)) return null;

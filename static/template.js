@@ -13,6 +13,7 @@ export const ICONS = {
   download: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 4v11M7 10l5 5 5-5M5 20h14"/></svg>',
   mic: '<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="9" y="3" width="6" height="11" rx="3"/><path d="M5 11a7 7 0 0014 0M12 18v3"/></svg>',
   pin: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M9 4h6l-1 6 4 4H6l4-4zM12 14v6"/></svg>',
+  share: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M12 15V4M8 8l4-4 4 4M5 12v7h14v-7"/></svg>',
   clip: '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M20 11.5l-7.8 7.8a5 5 0 01-7.1-7.1l8.5-8.5a3.3 3.3 0 014.7 4.7l-8.5 8.5a1.7 1.7 0 01-2.4-2.4l7.8-7.8"/></svg>',
 };
 
@@ -37,6 +38,7 @@ export const TEMPLATE = `
         <ul role="list"></ul>
       </section>
     </div>
+    <button type="button" class="icon share" data-t-label="share" hidden>${ICONS.share}</button>
     <button type="button" class="icon history-button" data-t-label="history">${ICONS.clock}</button>
     <button type="button" class="icon new" data-t-label="new">${ICONS.plus}</button>
     <button type="button" class="icon close" data-t-label="close" hidden>${ICONS.close}</button>
@@ -87,6 +89,26 @@ export const TEMPLATE = `
       <input type="file" class="import-file" accept=".json,application/json" hidden>
     </footer>
   </section>
+  <section class="shared-page" data-t-label="shared.heading" hidden>
+    <header>
+      <button type="button" class="icon back" data-t-label="shared.close">${ICONS.back}</button>
+      <h2 dir="auto" data-t="shared.heading"></h2>
+    </header>
+    <p class="shared-note" data-t="shared.note"></p>
+    <p class="shared-status" role="status" data-t="shared.opening"></p>
+    <div class="transcript" role="log" data-t-label="shared.heading" hidden></div>
+    <footer><button type="button" class="continue primary" data-t="shared.continue" hidden></button></footer>
+  </section>
+  <dialog class="share-dialog" aria-labelledby="share-heading">
+    <h2 id="share-heading" data-t="share.heading"></h2>
+    <p class="share-status" role="status"></p>
+    <input class="share-link" readonly data-t-label="share.link" hidden>
+    <div class="share-actions">
+      <button type="button" class="copy-link primary" data-t="share.copy" hidden></button>
+      <button type="button" class="stop-sharing" data-t="share.stop" hidden></button>
+      <button type="button" class="close-share" data-t="share.close"></button>
+    </div>
+  </dialog>
 </div>`;
 
 /** Titles that differ from the accessible name (a tooltip says a little more). */

@@ -13,6 +13,7 @@ import { BUILD } from "./served-from.js";
 import { importLoader, importWidget, loadRuntime, requireWebAssembly, useRuntimeFromPage } from "./python-runtime.js";
 import { forgetSnapshot, keptSnapshot } from "./snapshot-store.js";
 import { SyncClient } from "./sync-client.js";
+import * as shares from "./share-client.js";
 
 /** Streamed text is sent to the page at most this often (ms): bytes stay near the answer's size. */
 const DRAFT_INTERVAL = 40;
@@ -190,7 +191,7 @@ async function boot(config, mayKeep = true) {
   // The snapshot for the next visit is made once the page has this reply, by a worker the
   // page starts (static/worker-start.js `keepSnapshotLater`), under this key.
   const snapshotKey = !fromSnapshot && key && mayKeep ? key : null;
-  return { operations: JSON.parse(bridge.operations()), start, fromSnapshot, snapshotKey, serverTools };
+  return { operations: JSON.parse(bridge.operations()), start, fromSnapshot, snapshotKey, serverTools, shareOffered: syncOffered };
 }
 
 /** Synced history's half in the worker (static/sync-client.js), as Python calls it: JSON in, JSON out. */
@@ -266,6 +267,12 @@ function startBridge(pyodide, config) {
     emit,
     draft,
     ...syncCallbacks(),
+    // A shared link: the snapshot's text sealed here, with a key only the link holds.
+    shareSeal: async (/** @type {string} */ text) => JSON.stringify(await shares.share(endpoint, text, credentials)),
+    shareStop: async (/** @type {string} */ json) => {
+      const { id, token } = JSON.parse(json);
+      await shares.stop(endpoint, id, token, credentials);
+    },
   };
   const names = Object.keys(worker);
   if (names.length !== WORKER_CALLS.length || !WORKER_CALLS.every((name) => names.includes(name))) {

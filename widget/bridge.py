@@ -27,9 +27,17 @@ from .history import History, Kept
 from .hosted_history import HostedHistory
 from .key_value import Change, Conflict, MemoryKeyValue, StorageFull
 from .models import Offer
-from .operations import OPERATIONS, SYNC_OPERATIONS, TOOL_OPERATIONS, check_arguments, snake_case
+from .operations import (
+    OPERATIONS,
+    SHARE_OPERATIONS,
+    SYNC_OPERATIONS,
+    TOOL_OPERATIONS,
+    check_arguments,
+    snake_case,
+)
 from .protocol import CONFLICT, FULL
 from .sessions import Session
+from .share_operations import ShareOperations
 from .sync.synced import SyncedHistory
 from .sync.worker import WorkerSync
 from .texts import notice
@@ -90,6 +98,26 @@ class PageTools:
             return str(await self.worker.callTool(_dumps({"name": name, "arguments": arguments})))
         except JsException as exc:
             raise RuntimeError(_js_message(exc)) from exc
+
+
+class WorkerShares:
+    """Shared links, sealed and kept on the server by the worker (static/share-client.js)."""
+
+    def __init__(self, worker: Any) -> None:
+        self.worker = worker
+
+    async def seal(self, text: str) -> dict[str, Any]:
+        try:
+            sealed: dict[str, Any] = json.loads(await self.worker.shareSeal(text))
+        except JsException as exc:
+            raise _js_error(exc, WidgetError) from exc
+        return sealed
+
+    async def stop(self, share_id: str, token: str) -> None:
+        try:
+            await self.worker.shareStop(_dumps({"id": share_id, "token": token}))
+        except JsException as exc:
+            raise _js_error(exc, WidgetError) from exc
 
 
 class PageKeyValue:
@@ -180,6 +208,7 @@ class Bridge:
             locks=transport, generate_title=options.generate_title,
         )  # fmt: skip
         self.tools = ToolOperations(self.conversations, PageTools(worker))
+        self.shares = ShareOperations(self.conversations, WorkerShares(worker))
         self.synced = SyncedHistory(self.conversations, WorkerSync(worker, _from_js),
                                     locks=transport, offered=options.sync,
                                     emit=self._emit)  # fmt: skip
@@ -199,6 +228,7 @@ class Bridge:
             keywords = check_arguments(operation, json.loads(arguments))
             facade: object = (self.synced if operation in SYNC_OPERATIONS
                               else self.tools if operation in TOOL_OPERATIONS
+                              else self.shares if operation in SHARE_OPERATIONS
                               else self.conversations)  # fmt: skip
             result = await getattr(facade, snake_case(operation))(**keywords)
         except WidgetError as exc:

@@ -15,6 +15,7 @@ from .context_use import Report, reported
 from .errors import HistoryError, TurnError, WidgetError
 from .ids import new_id
 from .messages import RATINGS, Message, copy_message, pending_tool_calls, validate_messages
+from .share_records import ShareRecord
 from .snapshots import THINKING_LEVELS, Snapshot
 from .streams import AnswerBuilder
 from .titles import clean_title, derive_title
@@ -57,6 +58,7 @@ class Conversation:
         self.report: Report | None = None  # the upstream's count so far: the meter's truth
         #: tools the person allowed to run without asking, in this conversation only
         self.allowed_tools: tuple[str, ...] = ()
+        self.shares: tuple[ShareRecord, ...] = ()  # the links it is shared by
         self._reset(None)
 
     # -- reading -------------------------------------------------------------------------
@@ -199,6 +201,7 @@ class Conversation:
             provider=self.provider,
             messages=tuple(copy_message(m) for m in self._messages),
             allowed_tools=self.allowed_tools,
+            shares=self.shares,
         )
 
     def export_snapshot(self) -> str:
@@ -287,6 +290,7 @@ class Conversation:
         self.usage = None
         self.report = None
         self.allowed_tools = snapshot.allowed_tools if snapshot else ()
+        self.shares = snapshot.shares if snapshot else ()
         self._running = False
 
     def _touch(self) -> None:

@@ -1,7 +1,7 @@
 """One line of the history list, and the meta text it is stored as.
 
     <prefix>:meta:<id>   {"v": 1, "title", "updated", "rev", "size", "named"?, "pending"?,
-                          "pinned"?}
+                          "pinned"?, "shared"?}
 
 The list shows pinned conversations first, then the newest; a pinned one is never given up
 for room (`widget.history`).
@@ -35,14 +35,17 @@ class Entry:
     pending: str = ""
     #: a person pinned it: listed first, never dropped by the limit or a full store
     pinned: bool = False
+    #: shared by a link until then (seconds since the epoch; 0: not shared)
+    shared: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "updated": self.updated,
-                "pinned": self.pinned}  # fmt: skip
+        listed = {"id": self.id, "title": self.title, "updated": self.updated,
+                  "pinned": self.pinned}  # fmt: skip
+        return {**listed, "shared": self.shared} if self.shared else listed
 
 
 def meta_text(
-    title: str, updated: int, size: int, *, named: bool, pending: str, pinned: bool
+    title: str, updated: int, size: int, *, named: bool, pending: str, pinned: bool, shared: int = 0
 ) -> str:
     """The meta of a conversation as stored, with a new revision."""
     meta: dict[str, Any] = {"v": META_VERSION, "title": title, "updated": updated,
@@ -53,6 +56,8 @@ def meta_text(
         meta["pending"] = pending
     if pinned:
         meta["pinned"] = True
+    if shared:
+        meta["shared"] = shared
     return json.dumps(meta, ensure_ascii=False)
 
 
@@ -85,10 +90,11 @@ def parse_meta(conversation_id: str, text: str | None) -> Entry | None:
     size = data.get("size")
     if isinstance(size, bool) or not isinstance(size, int):
         size = -1
-    pending = data.get("pending")
+    pending, shared = data.get("pending"), data.get("shared")
     return Entry(
         conversation_id, title, updated, rev, data.get("named") is True, size,
         pending if isinstance(pending, str) else "", data.get("pinned") is True,
+        shared if isinstance(shared, int) and not isinstance(shared, bool) else 0,
     )  # fmt: skip
 
 

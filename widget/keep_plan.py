@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from .entries import Entry, meta_text
 from .ids import new_id
+from .share_records import shared_until
 from .snapshots import Snapshot
 
 
@@ -59,7 +60,8 @@ class KeepPlan:
         """The meta text to write, with a revision of its own."""
         snapshot = self.snapshot
         return meta_text(snapshot.title, snapshot.updated, len(snapshot.messages),
-                         named=self.named, pending=self.pending, pinned=self.pinned)  # fmt: skip
+                         named=self.named, pending=self.pending, pinned=self.pinned,
+                         shared=shared_until(snapshot.shares))  # fmt: skip
 
     def giving_up_one(self) -> KeepPlan | None:
         """The store was full: the same batch, giving up the oldest conversation left in

@@ -1,8 +1,9 @@
-"""The operations the page may ask of the session, read from its two facades themselves.
+"""The operations the page may ask of the session, read from its facades themselves.
 
 Every public async method of `widget.conversations.Conversations` (the conversations), of
-`widget.sync.synced.SyncedHistory` (synced history) and of `widget.tool_operations.
-ToolOperations` (the page's tools) is an operation: its
+`widget.sync.synced.SyncedHistory` (synced history), of `widget.tool_operations.
+ToolOperations` (the page's tools) and of `widget.share_operations.ShareOperations` (shared
+links) is an operation: its
 name and its arguments' names in camelCase (`export_all` is `exportAll`), each argument's
 shape read from its type hint. The worker hands this table to the page at boot, and the
 page checks every call against it before it crosses.
@@ -22,6 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .conversations import Conversations
+from .share_operations import ShareOperations
 from .sync.synced import SyncedHistory
 from .tool_operations import ToolOperations
 
@@ -73,10 +75,12 @@ def table(facade: type = Conversations) -> dict[str, dict[str, str]]:
 
 _SYNCED = table(SyncedHistory)
 _TOOLS = table(ToolOperations)
-OPERATIONS = table(Conversations) | _SYNCED | _TOOLS
+_SHARES = table(ShareOperations)
+OPERATIONS = table(Conversations) | _SYNCED | _TOOLS | _SHARES
 #: the operations `SyncedHistory` answers, and `ToolOperations` (the others, `Conversations`)
 SYNC_OPERATIONS = frozenset(_SYNCED)
 TOOL_OPERATIONS = frozenset(_TOOLS)
+SHARE_OPERATIONS = frozenset(_SHARES)
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),

@@ -71,13 +71,14 @@ PAYLOADS: dict[str, Shape] = {
 
 #: What Python may call on the worker (`widget.bridge`; static/worker.js hands exactly these
 #: to `Bridge`): the streams of a turn, kept turns, tools, the page's storage and host store,
-#: the changes it tells the page, and synced history's half in the worker (JSON in, JSON out).
+#: the changes it tells the page, synced history's half in the worker (JSON in, JSON out), and
+#: shared links (a snapshot's text sealed; a share stopped).
 WORKER_CALLS = (
     "openStream", "resumeStream", "claimTurn", "releaseTurn", "callTool", "storage",
     "historyStore", "emit", "draft",
     "syncOpen", "syncKnownBefore", "syncResume", "syncForget", "syncListen", "syncPull",
     "syncPush", "syncDelete", "syncMoving", "syncPullMoved", "syncMoved", "syncWipe",
-    "syncPair", "syncUnpair", "syncDrop",
+    "syncPair", "syncUnpair", "syncDrop", "shareSeal", "shareStop",
 )  # fmt: skip
 
 #: The request of each of synced history's calls on the worker (JSON in; `widget.bridge`'s

@@ -22,6 +22,7 @@ from .messages import (
     is_valid_text,
     validate_messages,
 )
+from .share_records import ShareRecord, read_shares, without_bad_shares
 
 VERSION = 1
 THINKING_LEVELS = ("off", "low", "medium", "high")
@@ -50,6 +51,8 @@ class Snapshot:
     provider: str | None = None
     #: tools allowed to run without asking in this conversation ("Allow for this conversation")
     allowed_tools: tuple[str, ...] = ()
+    #: the links it is shared by (`widget.share_records`)
+    shares: tuple[ShareRecord, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -66,6 +69,8 @@ class Snapshot:
         data["messages"] = [copy_message(m) for m in self.messages]
         if self.allowed_tools:
             data["allowed_tools"] = list(self.allowed_tools)
+        if self.shares:
+            data["shares"] = [share.to_dict() for share in self.shares]
         return data
 
     def with_messages(self, messages: list[Message]) -> Snapshot:
@@ -151,6 +156,7 @@ def from_dict(data: object, *, max_size_bytes: int = DEFAULT_MAX_SIZE_BYTES) -> 
         provider=_text(data, "provider") if data.get("provider") is not None else None,
         messages=tuple(kept),
         allowed_tools=_tool_names(data),
+        shares=read_shares(data),
     )
 
 
@@ -165,7 +171,7 @@ def read_snapshot(value: object) -> dict[str, Any] | None:
         data = parse_json(value) if isinstance(value, (str, bytes, bytearray)) else value
         if isinstance(data, dict) and isinstance(data.get("messages"), list):
             data = {**data, "messages": [_known_fields(m) for m in data["messages"]]}
-            data = _without_bad_allowed_tools(data)
+            data = without_bad_shares(_without_bad_allowed_tools(data))
         snapshot = from_dict(data, max_size_bytes=DEFAULT_MAX_SIZE_BYTES)
     except (WidgetError, RecursionError, TypeError, ValueError):
         return None

@@ -31,6 +31,7 @@ export default {
   "error.turn_not_found": "This answer is no longer kept on the chat server (answers are kept for {minutes} minutes), so the rest of it cannot be shown.",
   "error.store_unavailable": "Answers cannot be picked up right now: the chat server's store is away.",
   "error.share_gone": "This shared conversation is no longer available.",
+  "error.share_unreadable": "This shared conversation cannot be shown: {reason}.",
   "error.tool_not_found": "This chat server has no tool \"{tool}\".",
   "error.tool_arguments_invalid": "The arguments for \"{tool}\" do not fit what it takes: {detail}",
   "error.tool_timeout": "The tool \"{tool}\" took longer than {seconds} seconds and was stopped.",

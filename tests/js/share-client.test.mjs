@@ -61,3 +61,12 @@ test("stop sharing sends the delete token, and the link then says the sentence",
   assert.equal(requests.at(-1).headers.authorization, "Bearer t");
   await assert.rejects(open("http://chat/api", `${made.id}.${made.key}`), { message: SHARE_GONE });
 });
+
+test("a share the server refuses, or cannot be asked for, says why in the page's words", async () => {
+  globalThis.fetch = async () => Response.json(
+    { error: { message: "Too many requests.", code: "rate_limited", params: { seconds: 3 } } }, { status: 429 });
+  await assert.rejects(share("http://chat/api", SNAPSHOT), { message: "Too many requests.", code: "rate_limited" });
+  globalThis.fetch = async () => { throw new TypeError("Failed to fetch"); };
+  await assert.rejects(share("http://chat/api", SNAPSHOT), { code: "server_unreachable" });
+  await assert.rejects(stop("http://chat/api", "x".repeat(24), "token"), { code: "server_unreachable" });
+});

@@ -31,6 +31,7 @@ from widget.history import History
 from widget.key_value import MemoryKeyValue
 from widget.operations import OPERATIONS, SYNC_OPERATIONS, check_arguments, snake_case, table
 from widget.protocol import EVENT_DATA, PAYLOADS, conforms
+from widget.share_operations import ShareOperations
 from widget.sync.synced import SyncedHistory
 from widget.texts import TEXTS
 from widget.tool_operations import ToolOperations
@@ -141,7 +142,7 @@ def streamed(text: str, parts: int) -> list[list[Any]]:
 def test_the_operations_are_the_facades_public_async_methods() -> None:
     public = {
         name
-        for facade in (Conversations, SyncedHistory, ToolOperations)
+        for facade in (Conversations, SyncedHistory, ToolOperations, ShareOperations)
         for name, member in vars(facade).items()
         if not name.startswith("_") and inspect.iscoroutinefunction(member)
     }  # fmt: skip
