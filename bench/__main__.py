@@ -32,6 +32,7 @@ from bench.metrics_cost import bench_metrics_cost
 from bench.page import bench_page
 from bench.pdf import bench_pdf
 from bench.scale import bench_scale
+from bench.shared_open import bench_shared_open
 from bench.sync import bench_sync
 from server import Settings, create_app
 from server.demo_wire import DemoTransport
@@ -130,7 +131,7 @@ def main() -> int:
             + bench_first_byte() + bench_mcp_call() + bench_metrics_cost() + bench_scale()
             + bench_kept()
             + bench_density() + bench_boot() + bench_engines() + bench_lazy() + bench_page()
-            + bench_sync() + bench_catch_up() + bench_attach() + bench_pdf()
+            + bench_sync() + bench_catch_up() + bench_shared_open() + bench_attach() + bench_pdf()
             + bench_hostile())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")

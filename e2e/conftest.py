@@ -8,10 +8,14 @@ embedding Chatkeep use, tested here by being used.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser
+from postgres import needs_postgres
 from servers import CHROMIUM_FLAGS, RunningServer
+from synced_store import Synced
 
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
 
@@ -46,3 +50,26 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
     service worker, going to the network itself, would not see. test_offline_page.py turns
     them on in a context of its own."""
     return {**browser_context_args, "service_workers": "block"}
+
+
+# Synced history and shared links (test_synced_history.py, test_shared_links.py).
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=needs_postgres)])
+def synced(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Synced]:
+    server = Synced(request.param, tmp_path_factory.mktemp("sync"))
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def devices_closed(browser: Browser) -> Iterator[None]:
+    """Every device a test opened goes with it, passed or failed: an open one goes on syncing
+    (events, rounds every 30 s) through the tests after it."""
+    before = set(browser.contexts)
+    yield
+    for context in browser.contexts:
+        if context not in before:
+            context.close()

@@ -9,15 +9,15 @@ from __future__ import annotations
 import contextlib
 import re
 import sqlite3
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from pages import BOOT_TIMEOUT, host_page, stored_conversations, stored_keys
 from playwright.sync_api import Browser, Page, expect
-from postgres import needs_postgres
+from synced_store import Synced
+from test_accessibility import violations
 from test_rendering import AUDIT, TRAPS, hostile_inputs, settle_media
-from test_synced_history import Synced, cued, device, round_done, states
+from test_synced_history import cued, device, round_done, states
 
 GONE = "This shared conversation is no longer available."
 ANSWER = """## Tides
@@ -39,31 +39,16 @@ SNAPSHOT = {
 }  # fmt: skip
 
 
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=needs_postgres)])
-def store(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Synced]:
-    server = Synced(request.param, tmp_path_factory.mktemp("shares"))
-    yield server
-    server.close()
+pytestmark = pytest.mark.usefixtures("devices_closed")
 
 
-@pytest.fixture(autouse=True)
-def browsers_closed(browser: Browser) -> Iterator[None]:
-    before = set(browser.contexts)
-    yield
-    for context in browser.contexts:
-        if context not in before:
-            context.close()
-
-
-def browser_of(browser: Browser, store: Synced, fragment: str = "", script: str = "") -> Page:
+def browser_of(browser: Browser, synced: Synced, fragment: str = "", script: str = "") -> Page:
     """A browser of its own (its own localStorage) on the server's page."""
     page = browser.new_context(service_workers="block").new_page()
     page.set_default_timeout(BOOT_TIMEOUT)
     if script:
         page.add_init_script(script)
-    host_page(page, 'history="local"', base=store.chat.url, fragment=fragment)
+    host_page(page, 'history="local"', base=synced.chat.url, fragment=fragment)
     return page
 
 
@@ -86,37 +71,37 @@ def shared_page(page: Page) -> Any:
     return page.get_by_role("region", name="Shared conversation")
 
 
-def share_bytes(store: Synced) -> bytes:
+def share_bytes(synced: Synced) -> bytes:
     """Everything the store holds, shares included."""
-    if store.postgres is None:
-        return b"".join(p.read_bytes() for p in store.path.parent.glob("sync.db*"))
+    if synced.postgres is None:
+        return b"".join(p.read_bytes() for p in synced.path.parent.glob("sync.db*"))
     import psycopg
 
-    with psycopg.connect(store.url) as db:
+    with psycopg.connect(synced.url) as db:
         rows = db.execute("SELECT id, data, token FROM sync_shares").fetchall()
     return b"".join(r[0].encode() + bytes(r[1]) + r[2].encode() for r in rows)
 
 
-def in_the_store(store: Synced, sql: str) -> None:
-    if store.postgres is None:
-        with contextlib.closing(sqlite3.connect(store.path, timeout=10)) as db:
+def in_the_store(synced: Synced, sql: str) -> None:
+    if synced.postgres is None:
+        with contextlib.closing(sqlite3.connect(synced.path, timeout=10)) as db:
             db.execute(sql.replace("%s", "?"))
             db.commit()
         return
     import psycopg
 
-    with psycopg.connect(store.url) as db:
+    with psycopg.connect(synced.url) as db:
         db.execute(sql)
 
 
 def test_a_shared_conversation_opens_elsewhere_exactly_as_it_looked(
-    browser: Browser, store: Synced
+    browser: Browser, synced: Synced
 ) -> None:
-    owner = browser_of(browser, store)
+    owner = browser_of(browser, synced)
     fragment = shared(owner, SNAPSHOT)
-    assert b"tides" not in share_bytes(store).lower() and b"moon" not in share_bytes(store)
+    assert b"tides" not in share_bytes(synced).lower() and b"moon" not in share_bytes(synced)
 
-    reader = browser_of(browser, store, fragment)
+    reader = browser_of(browser, synced, fragment)
     assert "#" not in reader.url  # the key left the address before anything else ran
     region = shared_page(reader)
     expect(region.get_by_role("heading", name="Why two tides")).to_be_visible()
@@ -128,6 +113,7 @@ def test_a_shared_conversation_opens_elsewhere_exactly_as_it_looked(
     )
     theirs = owner.locator("chat-widget .transcript article[data-role=assistant] .body")
     assert answer.inner_html() == theirs.first.inner_html()
+    assert violations(reader) == []  # axe: the shared page as a person meets it
     expect(region.get_by_role("button", name="Edit")).to_have_count(0)  # read-only
     assert stored_keys(reader) == []  # nothing kept before "Continue this conversation"
 
@@ -141,9 +127,9 @@ def test_a_shared_conversation_opens_elsewhere_exactly_as_it_looked(
 
 
 def test_stopped_expired_tampered_or_wrongly_keyed_links_say_one_sentence(
-    browser: Browser, store: Synced
+    browser: Browser, synced: Synced
 ) -> None:
-    owner = browser_of(browser, store)
+    owner = browser_of(browser, synced)
     fragment = shared(owner, {**SNAPSHOT, "id": "tides-2"})
     share_id, key = fragment.removeprefix("chatkeep-share=").split(".")
     owner.get_by_role("button", name="History").click()
@@ -152,11 +138,12 @@ def test_stopped_expired_tampered_or_wrongly_keyed_links_say_one_sentence(
     row.get_by_role("button", name="Share", exact=True).click()  # unchanged: the same link again
     dialog = owner.get_by_role("dialog", name="Share this conversation")
     expect(dialog.get_by_role("textbox", name="Link")).to_have_value(f"{owner.url}#{fragment}")
+    assert violations(owner) == []  # axe: the dialog, over the history page
     dialog.get_by_role("button", name="Close").click()
     owner.get_by_role("button", name="Back").click()
 
     def opened_says_gone(link: str) -> None:
-        reader = browser_of(browser, store, f"chatkeep-share={link}")
+        reader = browser_of(browser, synced, f"chatkeep-share={link}")
         region = shared_page(reader)
         expect(region.get_by_role("status")).to_have_text(GONE)
         expect(region.get_by_role("log")).to_be_hidden()
@@ -166,11 +153,11 @@ def test_stopped_expired_tampered_or_wrongly_keyed_links_say_one_sentence(
 
     wrong = key[:-2] + ("AA" if not key.endswith("AA") else "BB")
     opened_says_gone(f"{share_id}.{wrong}")
-    in_the_store(store, "UPDATE sync_shares SET data = data || data")  # tampered
+    in_the_store(synced, "UPDATE sync_shares SET data = data || data")  # tampered
     opened_says_gone(f"{share_id}.{key}")
 
     fragment = shared(owner, {**SNAPSHOT, "id": "tides-3", "title": "Expiring"})
-    in_the_store(store, "UPDATE sync_shares SET expires = 1")  # as time passing would
+    in_the_store(synced, "UPDATE sync_shares SET expires = 1")  # as time passing would
     opened_says_gone(fragment.removeprefix("chatkeep-share="))
 
     fragment = shared(owner, {**SNAPSHOT, "id": "tides-4", "title": "Stopped"})
@@ -184,7 +171,7 @@ def test_stopped_expired_tampered_or_wrongly_keyed_links_say_one_sentence(
     opened_says_gone(fragment.removeprefix("chatkeep-share="))
 
 
-def test_a_hostile_shared_conversation_runs_nothing(browser: Browser, store: Synced) -> None:
+def test_a_hostile_shared_conversation_runs_nothing(browser: Browser, synced: Synced) -> None:
     payloads = hostile_inputs("own")
     messages: list[dict[str, Any]] = []
     for payload in payloads:
@@ -194,8 +181,8 @@ def test_a_hostile_shared_conversation_runs_nothing(browser: Browser, store: Syn
         ]
     hostile = {**SNAPSHOT, "id": "hostile", "title": "<img src=x onerror=alert(1)>",
                "messages": messages}  # fmt: skip
-    fragment = shared(browser_of(browser, store), hostile)
-    reader = browser_of(browser, store, fragment, script=TRAPS)
+    fragment = shared(browser_of(browser, synced), hostile)
+    reader = browser_of(browser, synced, fragment, script=TRAPS)
     outside: list[str] = []
     reader.on("dialog", lambda dialog: (outside.append(dialog.message), dialog.dismiss()))
     region = shared_page(reader)
@@ -208,14 +195,14 @@ def test_a_hostile_shared_conversation_runs_nothing(browser: Browser, store: Syn
 
 
 def test_a_share_made_on_one_device_is_listed_and_stopped_on_another(
-    browser: Browser, store: Synced
+    browser: Browser, synced: Synced
 ) -> None:
     script = (
         "document.querySelector('chat-widget').syncKey = 'person-7-secret-from-the-site-backend';"
     )
     laptop, phone = (
-        device(browser, store.chat, script=script),
-        device(browser, store.chat, script=script),
+        device(browser, synced.chat, script=script),
+        device(browser, synced.chat, script=script),
     )
     before = states(laptop)
     fragment = shared(laptop, {**SNAPSHOT, "id": "tides-synced", "title": "Tides from the laptop"})
@@ -231,5 +218,5 @@ def test_a_share_made_on_one_device_is_listed_and_stopped_on_another(
     dialog.get_by_role("button", name="Stop sharing").click()
     expect(dialog.get_by_role("status")).to_contain_text("Sharing stopped")
     expect(row).not_to_contain_text("Shared")
-    reader = browser_of(browser, store, fragment)
+    reader = browser_of(browser, synced, fragment)
     expect(shared_page(reader).get_by_role("status")).to_have_text(GONE)

@@ -305,7 +305,7 @@ function toolCalls(calls, calling) {
 function sourceList(sources, heading) {
   const section = element("section", "sources");
   section.setAttribute("aria-label", heading);
-  const title = element("h4", "");
+  const title = element("h3", "");
   title.textContent = heading;
   const list = element("ol", "");
   list.setAttribute("aria-label", heading); // a screen reader hears whose links these are

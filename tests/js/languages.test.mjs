@@ -24,7 +24,7 @@ const CATEGORIES = ["zero", "one", "two", "few", "many", "other"];
 /** Words a language writes as English does (or strings that are only values). */
 const SAME_AS_ENGLISH = {
   fr: ["options", "conversation", "conversations", "message", "sources", "approval.arguments"],
-  es: [], it: [], pt: [], ja: [], zh: [], ar: [], de: [],
+  es: [], it: ["share.link"], pt: [], ja: [], zh: [], ar: [], de: ["share.link"],
 };
 const placeholders = (/** @type {string} */ text) => new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
 /** The English template a key of a table translates. */

@@ -45,6 +45,7 @@ from widget.keeper import Unheard
 from widget.key_value import Conflict, MemoryKeyValue, StorageFull
 from widget.models import Offer
 from widget.pdf_text import pdf_text
+from widget.share_operations import ShareOperations
 from widget.snapshots import SnapshotError
 from widget.sync.codes import read_code
 
@@ -308,6 +309,8 @@ def said_by_the_widget() -> list[Notice]:
     said.append(caught(lambda: kept.open("torn")))
     said.append(caught(lambda: kept.rename(kept.conversation.id, " ")))
     said.append(caught(lambda: kept.set_model("gpt-9")))
+    shares = ShareOperations(kept, host=None)  # type: ignore[arg-type]  (refused before asking)
+    said.append(caught(lambda: shares.read_shared('{"version": 1}')))
     old = {"version": 1, "id": "c1", "title": "Old", "created": 1, "updated": 1,
            "model": "retired", "thinking": "off",
            "messages": [{"role": "user", "content": "Hi"}]}  # fmt: skip
