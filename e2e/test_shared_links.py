@@ -146,6 +146,7 @@ def test_stopped_expired_tampered_or_wrongly_keyed_links_say_one_sentence(
         reader = browser_of(browser, synced, f"chatkeep-share={link}")
         region = shared_page(reader)
         expect(region.get_by_role("status")).to_have_text(GONE)
+        expect(region.get_by_text("Shared with you")).to_be_hidden()  # and nothing else
         expect(region.get_by_role("log")).to_be_hidden()
         expect(region.get_by_role("button", name="Continue this conversation")).to_be_hidden()
         assert stored_keys(reader) == []
@@ -171,8 +172,11 @@ def test_stopped_expired_tampered_or_wrongly_keyed_links_say_one_sentence(
     opened_says_gone(fragment.removeprefix("chatkeep-share="))
 
 
-def test_a_hostile_shared_conversation_runs_nothing(browser: Browser, synced: Synced) -> None:
-    payloads = hostile_inputs("own")
+@pytest.mark.parametrize("source", ["own", "public corpora"])
+def test_a_hostile_shared_conversation_runs_nothing(
+    browser: Browser, synced: Synced, source: str
+) -> None:
+    payloads = hostile_inputs(source)
     messages: list[dict[str, Any]] = []
     for payload in payloads:
         messages += [

@@ -29,12 +29,13 @@ export async function openShared(root, { link, endpoint, headers, client, t, mar
   };
   $(".back").addEventListener("click", close, { once: true });
   page.hidden = false;
+  $(".shared-note").hidden = false;
   chat.classList.add("shared-open");
   $(".back").focus();
   /** @param {any} error */
   const refuse = (error) => {
     status.textContent = t().notice({ message: error.message, code: error.code ?? "", params: error.params ?? {} });
-    log.hidden = true;
+    for (const node of [log, $(".shared-note")]) node.hidden = true; // the sentence, and nothing else
     proceed.hidden = true;
   };
   /** @type {string} */
