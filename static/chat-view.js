@@ -20,6 +20,7 @@ import { EVENT } from "./protocol.js";
 import { english, loadStrings } from "./strings.js";
 import { localize } from "./template.js";
 import { MessageActionEvent, Transcript } from "./transcript.js";
+import { carryOutUi, uiDrawer } from "./ui-actions.js";
 
 /** @typedef {import("./client.js").WidgetClient} WidgetClient */
 /**
@@ -136,6 +137,12 @@ export class ChatView {
       (said) => this.#t.notice(said),
       Promise.all([drawable, localized]),
     );
+    this.#transcript.drawUi = uiDrawer({ // cards, tables and forms from tools (./ui-render.js)
+      t: () => this.#t, markdown: () => this.#loadRenderer(), imageHosts: imageHosts(host),
+      drawn: () => client.state.busy && this.#notices.announce(this.#t("ui.shown")),
+      act: (action, pressed, index, made) => carryOutUi(action, pressed, index, made, {
+        client, send: (text) => this.#send(text, []), alert: (said) => this.#notices.alert(said), t: this.#t }),
+    });
     this.#elements.historyButton.hidden = historyOff;
     this.#historyView.pinnable = pinnable;
     this.#wire(client);
@@ -179,13 +186,11 @@ export class ChatView {
   #openShared(client, link) {
     this.#launcher?.toggle(true);
     const token = /** @type {any} */ (this.#host).token;
-    import("./shared-page.js")
-      .then(({ openShared }) => openShared(this.#root, {
-        link, endpoint: endpoint(this.#host).replace(/\/+$/, ""), headers: token ? { authorization: `Bearer ${token}` } : {},
-        client, t: () => this.#t, markdown: () => this.#loadRenderer(), announce: (text) => this.#notices.announce(text),
-        closed: () => this.#composer.field.focus(),
-      }))
-      .catch((error) => this.#notices.alert(error.message));
+    import("./shared-page.js").then(({ openShared }) => openShared(this.#root, {
+      link, endpoint: endpoint(this.#host).replace(/\/+$/, ""), headers: token ? { authorization: `Bearer ${token}` } : {},
+      client, t: () => this.#t, markdown: () => this.#loadRenderer(), imageHosts: imageHosts(this.#host),
+      announce: (text) => this.#notices.announce(text), closed: () => this.#composer.field.focus(),
+    })).catch((error) => this.#notices.alert(error.message));
   }
 
   /** "Share": the dialog that makes a conversation's link (./share-dialog.js, loaded now). */

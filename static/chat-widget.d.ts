@@ -58,13 +58,27 @@ export interface Snapshot {
   messages: Message[];
 }
 
+/**
+ * A UI a tool's result may carry beside its text (cards, tables, forms): drawn by the widget
+ * itself from a fixed set of components, checked whole (docs/features.md, "Answers that act").
+ */
+export interface UiSpec {
+  v: 1;
+  /** What is drawn (as Markdown, with a note) when the spec cannot be. */
+  text: string;
+  root: { type: string; [property: string]: unknown };
+}
+
+/** What a tool's handler returns: its text for the model, or that text and a UI to draw. */
+export type ToolResult = string | { text: string; ui: UiSpec };
+
 /** A tool the model may call; `handler` runs on the host page. */
 export interface ToolDefinition<Args = any> {
   name: string;
   description?: string;
   /** JSON Schema of the arguments. */
   parameters?: object;
-  handler: (args: Args) => string | Promise<string>;
+  handler: (args: Args) => ToolResult | Promise<ToolResult>;
   /** Ask the person ("Approve" / "Deny") before each call. */
   approval?: boolean;
 }

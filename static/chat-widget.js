@@ -51,6 +51,7 @@ import "./storage.js";
 import "./stored.js";
 import "./strings.js";
 import "./transcript.js";
+import "./ui-actions.js";
 import "./worker-start.js";
 
 

@@ -25,8 +25,8 @@ import { keepSnapshotLater, startWorker, WORKER_URL } from "./worker-start.js";
  * @typedef {{role: string, content: string | null, tool_calls?: any[], tool_call_id?: string,
  *   name?: string, attachments?: any[], error?: string, error_code?: string,
  *   error_params?: Record<string, unknown>, versions?: any[], version?: number,
- *   reasoning?: string, reasoning_seconds?: number, feedback?: "good" | "bad",
- *   sources?: {url: string, title: string}[]}} Message
+ *   reasoning?: string, reasoning_seconds?: number, feedback?: "good" | "bad", sources?: {url: string, title: string}[],
+ *   ui?: unknown, ui_fallback?: string, ui_state?: Record<string, Record<string, string | boolean>>}} Message
  * @typedef {{id: string, title: string, model: string, provider: string | null, thinking: string,
  *   busy: boolean, unfinished?: boolean, usage: Record<string, number> | null, context?: number, allowed?: string[],
  *   models: {id: string, provider?: string, context_window?: number}[]}} Meta
@@ -36,7 +36,7 @@ import { keepSnapshotLater, startWorker, WORKER_URL } from "./worker-start.js";
  *   history: "local" | "memory" | "off" | "host", prefix: string, maxConversations: number,
  *   generateTitle: boolean, sync: boolean, snapshot?: object | string | null, token?: string | null}} ClientConfig
  * @typedef {{name: string, description?: string, parameters?: object,
- *   handler: (args: any) => string | Promise<string>, approval?: boolean, server?: string}} ToolDefinition
+ *   handler: (args: any) => unknown, approval?: boolean, server?: string}} ToolDefinition
  */
 
 /** Operations that ask the model: the host page's context is read anew before each. */

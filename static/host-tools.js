@@ -3,6 +3,9 @@
 
 /** @typedef {import("./client.js").ToolDefinition} ToolDefinition */
 
+/** What the model reads when the person said no. */
+export const DECLINED = "The person declined to run this tool.";
+
 export class HostTools {
   /** @type {Map<string, ToolDefinition>} */
   #tools = new Map();
@@ -38,32 +41,55 @@ export class HostTools {
     };
   }
 
+  /** Where the tool `name` comes from: the operator's MCP server's name, "" for the page's
+   * own; null when there is no such tool. */
+  source(/** @type {string} */ name) {
+    const tool = this.#tools.get(name);
+    return tool ? tool.server ?? "" : null;
+  }
+
   /** Every tool kept, to declare to Python once it runs. */
   all() {
     return [...this.#tools.values()];
   }
 
-  /** Runs the tool `name` with the model's arguments (an object); its result as text. */
-  async run(/** @type {string} */ name, /** @type {Record<string, unknown>} */ args) {
+  /**
+   * Runs the tool `name` with the model's arguments (an object); its result as text, or as
+   * `{text, ui}` when the handler returned a UI spec beside its text (Python checks it).
+   * `asking`: the person is asked even when the tool does not ask (a UI's button calls it).
+   * @returns {Promise<string | {text: string, ui: unknown}>}
+   */
+  async run(/** @type {string} */ name, /** @type {Record<string, unknown>} */ args, asking = false) {
     const tool = this.#tools.get(name);
     if (!tool) return `Error: the tool "${name}" is no longer available.`;
-    if (tool.approval && !this.allowed(name)) {
+    if ((tool.approval || asking) && !this.allowed(name)) {
       const waiting = new AbortController();
       this.#approvals.add(waiting);
       try {
         const approved = await this.approve({ name, arguments: args, server: tool.server }, waiting.signal);
-        if (!approved) return "The person declined to run this tool.";
+        if (!approved) return DECLINED;
         if (approved === "conversation") this.allowForConversation(name);
       } finally {
         this.#approvals.delete(waiting);
       }
     }
-    const result = await tool.handler(args);
-    return typeof result === "string" ? result : JSON.stringify(result);
+    return toolResult(await tool.handler(args));
   }
 
   /** A stop began: every approval still waiting is let go (a refusal). */
   letGo() {
     for (const waiting of this.#approvals) waiting.abort();
   }
+}
+
+/**
+ * A handler's result for the model: text, or text and a UI spec (`{text, ui}`, nothing else).
+ * @param {unknown} result @returns {string | {text: string, ui: unknown}}
+ */
+export function toolResult(result) {
+  if (typeof result === "string") return result;
+  const keys = result && typeof result === "object" ? Object.keys(result) : [];
+  const withUi = /** @type {any} */ (result);
+  if (keys.length === 2 && typeof withUi.text === "string" && "ui" in withUi) return { text: withUi.text, ui: withUi.ui };
+  return JSON.stringify(result) ?? String(result);
 }

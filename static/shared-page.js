@@ -8,15 +8,16 @@
 import { open as openShare } from "./share-client.js";
 import { readConversation } from "./stored.js";
 import { MessageActionEvent, Transcript } from "./transcript.js";
+import { uiDrawer } from "./ui-actions.js";
 
 /**
  * @param {ShadowRoot} root
  * @param {{link: string, endpoint: string, headers: Record<string, string>,
  *   client: import("./client.js").WidgetClient, t: () => import("./strings.js").Translate,
- *   markdown: () => Promise<(target: HTMLElement, text: string) => void>,
+ *   markdown: () => Promise<(target: HTMLElement, text: string) => void>, imageHosts?: string[],
  *   announce: (text: string) => void, closed: () => void}} options
  */
-export async function openShared(root, { link, endpoint, headers, client, t, markdown, announce, closed }) {
+export async function openShared(root, { link, endpoint, headers, client, t, markdown, imageHosts = [], announce, closed }) {
   const page = /** @type {HTMLElement} */ (root.querySelector(".shared-page"));
   const chat = /** @type {HTMLElement} */ (page.parentElement);
   const $ = (selector) => /** @type {HTMLElement} */ (page.querySelector(selector));
@@ -61,6 +62,7 @@ export async function openShared(root, { link, endpoint, headers, client, t, mar
     const pressed = /** @type {MessageActionEvent} */ (event);
     if (pressed.action === "copy-code") navigator.clipboard?.writeText(pressed.text).catch(() => {});
   });
+  transcript.drawUi = uiDrawer({ t, markdown, imageHosts, act: null }); // its cards and tables, inert
   transcript.messagesChanged(shown.messages, 0);
   log.hidden = false;
   status.textContent = "";

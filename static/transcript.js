@@ -131,6 +131,12 @@ export class Transcript {
   #t;
   #sentence;
   #drawable = false;
+  /**
+   * Draws a tool result's UI in place of its text (./ui-render.js, loaded by the view when
+   * one is first drawn); by default its text stays.
+   * @type {(target: HTMLElement, message: Message, index: number) => void}
+   */
+  drawUi = () => {};
   /** when the answer being written began to think */
   #thinkingSince = 0;
 
@@ -246,6 +252,7 @@ export class Transcript {
       const body = element("div", "body plain");
       body.textContent = message.content ?? ""; // tool output is data: shown, never interpreted
       node.append(label, body);
+      if (message.ui || message.ui_fallback !== undefined) this.drawUi(body, message, index); // cards, tables, forms
     } else {
       if (message.reasoning) {
         const block = reasoningBlock(this.#t);

@@ -261,7 +261,8 @@ function startBridge(pyodide, config) {
     resumeStream: (turn) => openStream(endpoint, { turn }, credentials),
     claimTurn,
     releaseTurn,
-    callTool: (json) => channel.request(REQUEST.callTool, JSON.parse(json)),
+    // its text, or {text, ui}: as JSON text for Python
+    callTool: async (json) => JSON.stringify(await channel.request(REQUEST.callTool, JSON.parse(json))),
     storage,
     historyStore: async (json) => JSON.stringify((await channel.request(REQUEST.historyStore, JSON.parse(json))) ?? null),
     emit,

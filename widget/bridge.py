@@ -93,11 +93,14 @@ class PageTools:
     def __init__(self, worker: Any) -> None:
         self.worker = worker
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> str | dict[str, Any]:
+        """Its text, or `{"text", "ui"}` (the page's answer, as JSON text)."""
         try:
-            return str(await self.worker.callTool(_dumps({"name": name, "arguments": arguments})))
+            answer = await self.worker.callTool(_dumps({"name": name, "arguments": arguments}))
         except JsException as exc:
             raise RuntimeError(_js_message(exc)) from exc
+        result: str | dict[str, Any] = json.loads(answer)
+        return result
 
 
 class WorkerShares:

@@ -91,13 +91,8 @@ class Conversation:
         """Restored tool calls that have no result; nothing runs them by itself."""
         return pending_tool_calls(self._messages)
 
-    @property
-    def busy(self) -> bool:
-        return self._draft is not None or self._running
-
-    @property
-    def is_empty(self) -> bool:
-        return not self._messages
+    busy = property(lambda self: self._draft is not None or self._running)
+    is_empty = property(lambda self: not self._messages)
 
     @property
     def model_id(self) -> str:
@@ -178,7 +173,11 @@ class Conversation:
         if rating is not None and rating not in RATINGS:
             raise WidgetError.said("bad_rating", rating=str(rating)[:40])
         rated = {key: value for key, value in message.items() if key != "feedback"}
-        self._messages[index] = rated if rating is None else rated | {"feedback": rating}
+        self.amend(index, rated if rating is None else rated | {"feedback": rating})
+
+    def amend(self, index: int, message: Message) -> None:
+        """The settled message at `index` replaced (rated, a form of it sent): not a turn."""
+        self._messages[index] = message
         self._emit("messages")
 
     def allow_tool(self, name: str, allowed: bool) -> None:

@@ -22,11 +22,12 @@ from typing import Any
 
 from .errors import WidgetError
 from .sources import clean_sources
+from .ui_messages import UI_FIELDS, clean_ui_fields
 
 ROLES = ("system", "user", "assistant", "tool")
 MESSAGE_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "name", "attachments", "error",
                   "error_code", "error_params", "versions", "version", "reasoning",
-                  "reasoning_seconds", "feedback", "sources")  # fmt: skip
+                  "reasoning_seconds", "feedback", "sources", *UI_FIELDS)  # fmt: skip
 RATINGS = ("good", "bad")
 
 Message = dict[str, Any]
@@ -128,6 +129,7 @@ def _clean_message(raw: dict[str, Any], role: str, index: int, error: type[Widge
         message["tool_call_id"] = _string_field(raw, "tool_call_id", index, error, required=True)
         if raw.get("name") is not None:
             message["name"] = _string_field(raw, "name", index, error)
+        clean_ui_fields(raw, message, index, error)  # a UI it carries (cards, tables, forms)
     if role == "user" and raw.get("attachments") is not None:
         message["attachments"] = _clean_attachments(raw["attachments"], index, error)
     if role == "user" and raw.get("versions") is not None:

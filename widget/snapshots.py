@@ -23,6 +23,7 @@ from .messages import (
     validate_messages,
 )
 from .share_records import ShareRecord, read_shares, without_bad_shares
+from .ui_messages import without_bad_ui
 
 VERSION = 1
 THINKING_LEVELS = ("off", "low", "medium", "high")
@@ -201,7 +202,7 @@ def _without_bad_allowed_tools(data: dict[str, Any]) -> dict[str, Any]:
 def _known_fields(message: object) -> object:
     if not isinstance(message, dict):
         return message
-    return {k: v for k, v in message.items() if k in MESSAGE_FIELDS}
+    return without_bad_ui({k: v for k, v in message.items() if k in MESSAGE_FIELDS})
 
 
 def _check_attachment_budget(messages: list[Message], max_size_bytes: int) -> None:

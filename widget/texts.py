@@ -42,6 +42,7 @@ TEXTS = {
     # kept conversations
     "conversation_gone": "That conversation is no longer kept.",
     "conversation_unreadable": "That conversation could not be read. It was left as it is.",
+    "form_gone": "That form is no longer in the conversation.",
     "share_unreadable": "This shared conversation cannot be shown: {reason}.",
     "title_empty": "A title needs at least one character.",
     "history_off_import": "History is off, so there is nowhere to import conversations to.",

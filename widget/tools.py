@@ -17,7 +17,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-Runner = Callable[[dict[str, Any]], Awaitable[str]]
+from .ui_messages import tool_output
+
+#: a tool's result: its text, or `{"text", "ui"}` (text, and a UI spec: `widget.ui_spec`)
+Runner = Callable[[dict[str, Any]], Awaitable[str | dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -63,10 +66,12 @@ def tool_from_callable(function: Callable[..., Any] | Tool) -> Tool:
             required.append(name)
     parameters = {"type": "object", "properties": properties, "required": required}
 
-    async def run(arguments: dict[str, Any]) -> str:
+    async def run(arguments: dict[str, Any]) -> str | dict[str, Any]:
         result = function(**arguments)
         if inspect.isawaitable(result):
             result = await result
+        if isinstance(result, dict) and set(result) == {"text", "ui"}:
+            return result  # text, and a UI to draw
         return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
     return Tool(function.__name__, summary, parameters, run)
@@ -128,11 +133,10 @@ async def run_call(tools: Mapping[str, Tool], call: dict[str, Any]) -> dict[str,
         result["content"] = f"Error: the arguments are not valid JSON ({exc})."
         return result
     try:
-        output = await tool.run(arguments)
+        output: object = await tool.run(arguments)
     except Exception as exc:  # a tool's failure is the model's to read, not the session's
         output = f"Error: {exc}"
-    result["content"] = output if isinstance(output, str) else json.dumps(output)
-    return result
+    return result | tool_output(output)
 
 
 def unrun(call: dict[str, Any], why: str) -> dict[str, Any]:

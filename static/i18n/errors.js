@@ -32,6 +32,7 @@ export default {
   "error.store_unavailable": "Answers cannot be picked up right now: the chat server's store is away.",
   "error.share_gone": "This shared conversation is no longer available.",
   "error.share_unreadable": "This shared conversation cannot be shown: {reason}.",
+  "error.form_gone": "That form is no longer in the conversation.",
   "error.tool_not_found": "This chat server has no tool \"{tool}\".",
   "error.tool_arguments_invalid": "The arguments for \"{tool}\" do not fit what it takes: {detail}",
   "error.tool_timeout": "The tool \"{tool}\" took longer than {seconds} seconds and was stopped.",

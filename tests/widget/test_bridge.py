@@ -102,7 +102,7 @@ class FakeHost:
         request = json.loads(data)
         assert conforms(request, PAYLOADS["callTool"]) == [], request
         self.tool_calls.append((request["name"], json.dumps(request["arguments"])))
-        return "22°C"
+        return json.dumps("22°C")  # the page's answer, as JSON text
 
     async def storage(self, data: str) -> str:
         """The page's localStorage, as `static/storage.js` answers the worker."""

@@ -1,0 +1,198 @@
+"""Answers that act: a page tool's result carries a UI spec beside its text, and the widget
+draws it itself (cards, facts, tables, lists, images, links, buttons, forms), found by role and
+name; a message button sends a visible message; a form sends once and turns read-only, and
+stays so after a reload; a tool button asks first; a spec broken in any way draws its text
+and the note instead; hostile words and addresses run and load nothing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlparse
+
+from pages import host_page, log, stored_conversations, widget
+from playwright.sync_api import Page, Route, expect
+from test_rendering import OWN_PAYLOADS, TRAPS
+
+PIXEL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNk"
+         "YAAAAAYAAjCB0C8AAAAASUVORK5CYII=")  # fmt: skip
+FORECAST = {
+    "v": 1,
+    "text": "Lyon: 18°C and windy. Tomorrow 21°C.",
+    "root": {"type": "Card", "title": "Weather in Lyon", "children": [
+        {"type": "Stack", "direction": "row", "children": [
+            {"type": "Icon", "name": "info", "label": "Windy"},
+            {"type": "Badge", "text": "Live"},
+            {"type": "Image", "url": PIXEL, "alt": "A map of Lyon"}]},
+        {"type": "Markdown", "text": "Wind chill: $T_{wc} < T$ **today**."},
+        {"type": "Facts", "items": [{"label": "Humidity", "value": 0.62},
+                                    {"label": "Wind", "value": "35 km/h"}]},
+        {"type": "Table", "caption": "Forecast", "columns": [
+            {"key": "day", "label": "Day", "type": "date"},
+            {"key": "high", "label": "High", "type": "number"}],
+         "rows": [{"day": "2026-12-07", "high": 21}, {"day": "2026-12-08", "high": 1234.5}]},
+        {"type": "List", "children": [
+            {"type": "ListItem", "children": [{"type": "Text", "text": "Bring a coat"}]},
+            {"type": "ListItem", "children": [{"type": "Text", "text": "Mind the bridges"}]}]},
+        {"type": "Link", "label": "Lyon tourism", "url": "https://lyon.example/visit"},
+        {"type": "Form", "id": "booking", "children": [
+            {"type": "Field", "name": "guest", "label": "Your name", "required": True},
+            {"type": "Field", "name": "day", "label": "Day", "kind": "select",
+             "options": ["Monday", {"value": "tue", "label": "Tuesday"}]},
+            {"type": "Field", "name": "news", "label": "Newsletter", "kind": "checkbox"}],
+         "submit": {"type": "Button", "label": "Book a tour",
+                    "action": {"kind": "message", "text": "Book me a tour"}}}],
+     "actions": [
+        {"type": "Button", "label": "Tell me more",
+         "action": {"kind": "message", "text": "Tell me more about Lyon"}},
+        {"type": "Button", "label": "Paris instead",
+         "action": {"kind": "tool", "tool": "get_weather", "args": {"city": "Paris"}}}]},
+}  # fmt: skip
+
+
+def weather_tool(spec: Any) -> str:
+    """`get_weather` (which the demo model calls), answering with text and `spec`."""
+    inline = json.dumps(spec).replace("<", "\\u003c")  # (inside the page's own <script>)
+    return f"""
+window.weatherRuns = [];
+document.querySelector('chat-widget').registerTool({{
+  name: 'get_weather', description: 'The weather in a city',
+  parameters: {{type: 'object', properties: {{city: {{type: 'string'}}}}, required: ['city']}},
+  handler: ({{city}}) => {{ window.weatherRuns.push(city);
+    return {{text: `18°C and windy in ${{city}}`, ui: {inline}}}; }},
+}});"""
+
+
+def asked(page: Page, spec: Any) -> Any:
+    host_page(page, 'history="local"', after=weather_tool(spec))
+    widget(page).send("What's the weather in Lyon?")
+    return log(page).locator("article[data-role=tool]").last
+
+
+def test_each_component_is_drawn_and_found_by_role_and_name(page: Page) -> None:
+    result = asked(page, FORECAST)
+    expect(result.get_by_role("heading", name="Weather in Lyon")).to_be_visible()
+    expect(result.get_by_role("img", name="Windy")).to_be_visible()
+    expect(result.get_by_role("img", name="A map of Lyon")).to_be_visible()
+    expect(result.locator(".katex")).to_have_count(1)  # Markdown, through the renderer
+    expect(result.get_by_text("Humidity")).to_be_visible()
+    table = result.get_by_role("table", name="Forecast")
+    expect(table.get_by_role("row")).to_have_count(3)
+    expect(table.get_by_role("cell", name="1,234.5")).to_be_visible()  # in the page's locale
+    expect(table.get_by_role("cell", name="Dec 8, 2026")).to_be_visible()
+    expect(result.get_by_role("list").get_by_role("listitem")).to_have_count(2)
+    link = result.get_by_role("link", name="Lyon tourism")
+    expect(link).to_contain_text("(opens lyon.example)")  # where it goes
+    expect(link).to_have_attribute("rel", "noopener noreferrer")
+    assert page.evaluate("document.activeElement.tagName") != "INPUT"  # no focus taken
+
+    result.get_by_role("button", name="Tell me more").click()
+    widget(page).settled(at_least=6)
+    expect(log(page).locator("article[data-role=user]").last).to_have_text(
+        "Tell me more about Lyon"
+    )
+
+
+def test_a_form_sends_once_turns_read_only_and_stays_so(page: Page) -> None:
+    result = asked(page, FORECAST)
+    result.get_by_role("textbox", name="Your name").fill("Ada")
+    result.get_by_role("combobox", name="Day").select_option("tue")
+    result.get_by_role("checkbox", name="Newsletter").check()
+    book = result.get_by_role("button", name="Book a tour")
+    book.dblclick()  # a double click sends once
+    widget(page).settled(at_least=6)
+    users = log(page).locator("article[data-role=user]")
+    expect(users).to_have_count(2)
+    expect(users.last).to_have_text("Book me a tour\n\nguest: Ada\nday: tue\nnews: yes")
+    form = log(page).locator("article[data-role=tool]").first
+    expect(form.get_by_role("status")).to_have_text("Sent.")
+    expect(form.get_by_role("textbox", name="Your name")).to_be_disabled()
+    [kept] = stored_conversations(page)
+    tool = next(m for m in kept["messages"] if m["role"] == "tool")
+    assert tool["ui_state"] == {"booking": {"guest": "Ada", "day": "tue", "news": True}}
+    assert tool["content"] == "18°C and windy in Lyon"  # what the model reads
+
+    page.reload()
+    widget(page).wait_ready()
+    page.get_by_role("button", name="History").click()
+    page.get_by_role("button", name="What's the weather in Lyon?").click()
+    again = log(page).locator("article[data-role=tool]").first
+    expect(again.get_by_role("textbox", name="Your name")).to_have_value("Ada")
+    expect(again.get_by_role("textbox", name="Your name")).to_be_disabled()
+    expect(again.get_by_role("checkbox", name="Newsletter")).to_be_checked()
+    expect(again.get_by_role("button", name="Book a tour")).to_be_hidden()
+
+
+def test_a_tool_button_asks_first(page: Page) -> None:
+    result = asked(page, FORECAST)
+    assert page.evaluate("window.weatherRuns") == ["Lyon"]
+    result.get_by_role("button", name="Paris instead").click()
+    approve = page.get_by_role("button", name="Approve", exact=True)
+    expect(approve).to_be_visible()  # the tool does not ask; a button calling it does
+    assert page.evaluate("window.weatherRuns") == ["Lyon"]
+    approve.click()
+    expect(log(page).locator("article[data-role=user]").last).to_contain_text("Paris instead")
+    assert page.evaluate("window.weatherRuns") == ["Lyon", "Paris"]
+
+
+BROKEN = {
+    "an unknown component": {**FORECAST, "root": {"type": "Carousel"}},
+    "an extra property": {**FORECAST, "root": {**FORECAST["root"], "style": "color:red"}},
+    "a newer version": {**FORECAST, "v": 2},
+    "too many rows": {**FORECAST, "root": {"type": "Table", "caption": "c",
+                      "columns": [{"key": "a", "label": "A"}], "rows": [{"a": "x"}] * 201}},
+    "a javascript: link": {**FORECAST, "root": {"type": "Link", "label": "x",
+                           "url": "javascript:alert(1)"}},
+    "too deep": {**FORECAST, "root": json.loads('{"type":"Stack","children":[' * 8
+                 + '{"type":"Divider"}' + "]}" * 8)},
+}  # fmt: skip
+
+
+def test_a_broken_spec_draws_its_text_and_the_note(page: Page) -> None:
+    for way, spec in BROKEN.items():
+        result = asked(page, spec)
+        expect(result.get_by_text("Some content could not be shown.")).to_be_visible()
+        expect(result).to_contain_text("Lyon: 18°C and windy. Tomorrow 21°C.")
+        expect(result.locator(".ui-card, .ui-table, .ui-link")).to_have_count(0), way
+
+
+def test_hostile_words_and_addresses_run_and_load_nothing(page: Page) -> None:
+    page.add_init_script(TRAPS)
+    outside: list[str] = []
+    page.on("dialog", lambda dialog: (outside.append(dialog.message), dialog.dismiss()))
+
+    def watch(route: Route) -> None:
+        if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", watch)
+    words = OWN_PAYLOADS[:20]
+    texts = [{"type": kind, "text": payload[:limit]} for payload in words
+             for kind, limit in (("Heading", 200), ("Text", 4000), ("Markdown", 8000),
+                                 ("Badge", 40))]  # fmt: skip
+    hostile = {"v": 1, "text": words[0], "root": {"type": "Card", "title": words[1], "children": [
+        *texts,
+        {"type": "Image", "url": "https://attacker.example/x.png", "alt": words[2]},
+        {"type": "Facts", "items": [{"label": w[:100], "value": w} for w in words]},
+        {"type": "Table", "caption": words[3], "columns": [{"key": "a", "label": words[4][:100]}],
+         "rows": [{"a": w} for w in words]},
+        {"type": "Link", "label": words[5][:100], "url": "https://attacker.example/?q=<script>"},
+        {"type": "Form", "id": "f", "children": [
+            {"type": "Field", "name": "x", "label": words[6][:100], "value": words[7]}],
+         "submit": {"type": "Button", "label": words[8][:100],
+                    "action": {"kind": "message", "text": words[9]}}}]}}  # fmt: skip
+    result = asked(page, hostile)
+    expect(result.locator(".ui-card")).to_have_count(1)
+    expect(result.get_by_text("Image: " + words[2][:20], exact=False)).to_be_visible()
+    found = result.evaluate("""node => {
+      const bad = node.querySelectorAll('script, iframe, object, embed, style, link, meta, base');
+      const handlers = [...node.querySelectorAll('*')].flatMap(n =>
+        [...n.attributes].filter(a => /^on/i.test(a.name)).map(a => a.name));
+      const hrefs = [...node.querySelectorAll('[href]')].map(n => n.getAttribute('href'))
+        .filter(h => !/^(https?:|mailto:)/.test(h));  // (Markdown's own link rules)
+      return {bad: bad.length, handlers, hrefs, ran: window.__ran}; }""")
+    assert found == {"bad": 0, "handlers": [], "hrefs": [], "ran": []}
+    assert outside == []
