@@ -30,7 +30,8 @@ actions = st.one_of(
 )  # fmt: skip
 button = st.fixed_dictionaries({"type": st.just("Button"), "label": words, "action": actions})
 leaves = st.one_of(
-    st.fixed_dictionaries({"type": st.sampled_from(["Heading", "Text", "Markdown"]), "text": words}),
+    st.fixed_dictionaries({"type": st.sampled_from(["Heading", "Text", "Markdown"]),
+                           "text": words}),
     st.fixed_dictionaries({"type": st.just("Badge"), "text": st.text(max_size=10)}),
     st.fixed_dictionaries({"type": st.just("Icon"), "name": st.sampled_from(ICONS)},
                           optional={"label": words}),
