@@ -36,7 +36,7 @@ models = ["scripted"]
 [mcp.shop]
 url = "{mcp_server.url}/mcp"
 headers = {{ Authorization = "Bearer ${{SHOP_TOKEN}}" }}
-tools = ["find_product"]
+tools = ["find_product", "show_jackets"]
 """)
         chat = RunningServer("--config", str(config), "--rate-limit", "0",
                              env={"KIT_KEY": model.key, "SHOP_TOKEN": SHOP_TOKEN})  # fmt: skip
@@ -73,6 +73,31 @@ def test_the_model_calls_an_mcp_tool_through_the_server_after_approval(
     tool_result = model.requests[1]["messages"][-1]
     assert tool_result["role"] == "tool" and "Alder (89 EUR)" in tool_result["content"]
     assert seen and not [text for text in seen if SHOP_TOKEN in text]  # never in the browser
+
+
+def test_an_mcp_tool_s_cards_are_drawn_and_act(
+    page: Page, shop: tuple[ShopRecord, ChatkeepModel, RunningServer, object]
+) -> None:
+    _, model, chat, _ = shop
+    model.reply(tool_call=("shop__show_jackets", {}))
+    model.reply("Two jackets.")
+    model.reply("Alder is light and warm.")
+    host_page(page, base=chat.url)
+    page.get_by_role("textbox", name="Message").fill("Show me jackets")
+    page.get_by_role("button", name="Send", exact=True).click()
+    page.get_by_role("group", name="Run shop__show_jackets?").get_by_role(
+        "button", name="Approve"
+    ).click()
+    widget(page).settled(at_least=4)
+    result = log(page).locator("article[data-role=tool]")
+    expect(result.get_by_role("heading", name="Alder")).to_be_visible()  # structuredContent's UI
+    expect(result.get_by_text("120 EUR")).to_be_visible()
+    assert model.requests[1]["messages"][-1]["content"] == "Alder (89 EUR), Birch (120 EUR)"
+    result.get_by_role("button", name="More about Alder").click()
+    widget(page).settled(at_least=6)
+    expect(log(page).locator("article[data-role=user]").last).to_have_text(
+        "Tell me more about Alder"
+    )
 
 
 def test_a_tool_server_that_went_down_is_a_notice_and_the_chat_goes_on(

@@ -3,8 +3,8 @@
 Each server gets one session, opened on first use (`McpConnection`) with the official `mcp`
 SDK as the client, and its tools listed once (listed again when the server says they changed).
 A call is checked against the tool's input schema before anything is sent, bounded in time
-(`--tool-timeout`) and in size (`RESULT_LIMIT`), and its result becomes text the model can
-read: an image or a resource is named and linked, never fetched.
+(`--tool-timeout`) and in size, and its result becomes text the model can read, and a UI
+spec when it carries one (server/mcp_results.py).
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ from typing import Any, TypeVar
 
 from .errors import APIError
 from .mcp_config import McpServer
+from .mcp_results import result_text, ui_of
 
 log = logging.getLogger("chatkeep")
 
-#: the most text a tool's result carries to the model
-RESULT_LIMIT = 64 * 1024
 #: between a server's name and its tool's: `shop__find_product`
 SEPARATOR = "__"
 _T = TypeVar("_T")
@@ -192,9 +191,11 @@ class McpTools:
                                      return_exceptions=True)  # fmt: skip
         return [tool.listed() for tools in found if isinstance(tools, list) for tool in tools]
 
-    async def call(self, qualified: str, arguments: dict[str, Any]) -> str:
-        """Run `NAME__TOOL` with `arguments`: its result as text for the model, or an
-        `APIError` a person understands (400 arguments, 404 tool, 502 server, 504 time)."""
+    async def call(self, qualified: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Run `NAME__TOOL` with `arguments`: `{"content"}`, its result as text for the model
+        (and `"ui"`, a UI spec its structured content carried as `chatkeep_ui`: the widget checks
+        and draws it), or an `APIError` a person understands (400 arguments, 404 tool, 502
+        server, 504 time)."""
         name, _, tool_name = qualified.partition(SEPARATOR)
         connection = self.connections.get(name)
         if connection is None:
@@ -215,7 +216,9 @@ class McpTools:
                 502, "tool_server_failed", server=name, detail=str(exc)[:200]
             ) from exc
         text = result_text(result.content)
-        return f"Error: {text}" if result.is_error else text
+        if result.is_error:
+            return {"content": f"Error: {text}"}
+        return {"content": text, **ui_of(result.structured_content)}
 
     async def _tools_of(self, connection: McpConnection) -> list[McpTool]:
         if connection.tools is None:
@@ -260,25 +263,3 @@ def check_arguments(tool: McpTool, arguments: dict[str, Any]) -> None:
         where = "/".join(str(part) for part in error.absolute_path) or "the arguments"
         raise APIError.said(400, "tool_arguments_invalid", tool=tool.qualified,
                             detail=f"{where}: {error.message}"[:300])  # fmt: skip
-
-
-def result_text(content: Sequence[Any]) -> str:
-    """What the model reads of a result: its text; an image or a resource named and linked
-    (never fetched); at most `RESULT_LIMIT` characters."""
-    parts = []
-    for item in content:
-        kind = getattr(item, "type", "")
-        if kind == "text":
-            parts.append(item.text)
-        elif kind in ("image", "audio"):
-            parts.append(f"[{kind}: {getattr(item, 'mime_type', '') or 'unknown type'}]")
-        elif kind == "resource_link":
-            parts.append(f"[resource: {item.name} {item.uri}]")
-        elif kind == "resource":
-            resource = item.resource
-            text = getattr(resource, "text", None)
-            parts.append(text if isinstance(text, str) else f"[resource: {resource.uri}]")
-    text = "\n".join(parts)
-    if len(text) > RESULT_LIMIT:
-        text = text[:RESULT_LIMIT] + f"\n[cut: the result was {len(text):,} characters long]"
-    return text

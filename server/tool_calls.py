@@ -35,11 +35,11 @@ async def call_tool(request: Request) -> Response:
     tools: McpTools = request.app.state.mcp
     status = "ok"
     try:
-        content = await tools.call(name, arguments)
+        answered = await tools.call(name, arguments)
     except APIError as exc:
         status = exc.code
         raise
     finally:
         request.app.state.metrics.tool_call(name[:100] if status != "tool_not_found" else "-",
                                             status)  # fmt: skip
-    return JSONResponse({"content": content})
+    return JSONResponse(answered)

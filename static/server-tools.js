@@ -38,7 +38,7 @@ export function serverTools(listed, { endpoint, token }, alert) {
       }
       if (response.ok) {
         const answer = await response.json().catch(() => ({}));
-        if (typeof answer.content === "string") return answer.content;
+        if (typeof answer.content === "string") return "ui" in answer ? { text: answer.content, ui: answer.ui } : answer.content;
       }
       const said = await refusal(response);
       alert(said); // the person hears why; the model gets it as the tool's result

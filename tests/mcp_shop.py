@@ -9,6 +9,15 @@ from typing import Any
 
 from live import LiveServer
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent
+
+#: what `show_jackets` draws: a card per jacket, each with a button that asks the model more
+JACKETS = {"v": 1, "text": "Alder (89 EUR), Birch (120 EUR)", "root": {"type": "Stack",
+           "children": [
+    {"type": "Card", "title": name, "children": [{"type": "Badge", "text": price}], "actions": [
+        {"type": "Button", "label": f"More about {name}",
+         "action": {"kind": "message", "text": f"Tell me more about {name}"}}]}
+    for name, price in (("Alder", "89 EUR"), ("Birch", "120 EUR"))]}}  # fmt: skip
 
 
 @dataclass
@@ -56,6 +65,13 @@ def shop_server(record: ShopRecord) -> Any:
             shop.add_tool(sale_items)
         await ctx.notify_tools_changed()
         return "The sale is open."
+
+    @shop.tool()
+    def show_jackets(ctx: Context) -> CallToolResult:
+        """The jackets as cards the widget draws (`chatkeep_ui`), and as text for the model."""
+        seen(ctx, "show_jackets", {})
+        return CallToolResult(content=[TextContent(type="text", text=JACKETS["text"])],
+                              structured_content={"chatkeep_ui": JACKETS})  # fmt: skip
 
     @shop.tool()
     def delete_everything(ctx: Context) -> str:

@@ -12,7 +12,7 @@ import pytest
 from server.testing import ChatkeepServer, free_port
 
 pytest.importorskip("mcp", reason="the mcp SDK is not installed (pip install chatkeep[mcp])")
-from mcp_shop import ShopRecord, serve_shop
+from mcp_shop import JACKETS, ShopRecord, serve_shop
 
 pytestmark = pytest.mark.slow
 SHOP_TOKEN = "shop-secret-token-123"
@@ -28,7 +28,7 @@ models = ["m"]
 [mcp.shop]
 url = "{shop_url}/mcp"
 headers = {{ Authorization = "Bearer ${{SHOP_TOKEN}}" }}
-tools = ["find_product", "slow", "huge", "open_sale", "sale_items"]
+tools = ["find_product", "slow", "huge", "open_sale", "sale_items", "show_jackets"]
 
 [mcp.down]
 url = "{down_url}/mcp"
@@ -61,7 +61,8 @@ def test_the_tools_are_listed_for_the_model_without_their_headers(
     response = httpx.get(f"{chat.url}/api/models", timeout=30)
     tools = {tool["name"]: tool for tool in response.json()["tools"]}
     # the allow-list: not delete_everything (and sale_items is not there yet)
-    assert sorted(tools) == ["shop__find_product", "shop__huge", "shop__open_sale", "shop__slow"]
+    assert sorted(tools) == ["shop__find_product", "shop__huge", "shop__open_sale",
+                             "shop__show_jackets", "shop__slow"]  # fmt: skip
     found = tools["shop__find_product"]
     assert found["server"] == "shop" and found["approval"] == "ask"
     assert "catalogue" in found["description"]
@@ -169,7 +170,7 @@ def test_a_restarted_mcp_server_is_reached_again(tmp_path: Path) -> None:
 def test_images_and_resources_become_text_the_model_reads_never_fetched() -> None:
     import mcp_types as types
 
-    from server.mcp_tools import result_text
+    from server.mcp_results import result_text
 
     content = [
         types.TextContent(type="text", text="Alder jacket"),
@@ -209,3 +210,12 @@ def test_with_client_tokens_a_tool_call_needs_one(tmp_path: Path) -> None:
             )
     assert anonymous.status_code == 401 and signed.status_code == 200
     assert record.calls == [("find_product", {"query": "b"})]
+
+
+def test_a_ui_in_a_result_s_structured_content_reaches_the_page(
+    shop: tuple[ShopRecord, ChatkeepServer],
+) -> None:
+    _, chat = shop
+    response = call(chat, "shop__show_jackets", {})
+    assert response.status_code == 200, response.text
+    assert response.json() == {"content": JACKETS["text"], "ui": JACKETS}
