@@ -14,6 +14,8 @@ from pages import host_page, log, stored_conversations, widget
 from playwright.sync_api import Page, Route, expect
 from test_rendering import OWN_PAYLOADS, TRAPS
 
+from server.scripted_model import ChatkeepModel
+
 PIXEL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNk"
          "YAAAAAYAAjCB0C8AAAAASUVORK5CYII=")  # fmt: skip
 FORECAST = {
@@ -196,3 +198,36 @@ def test_hostile_words_and_addresses_run_and_load_nothing(page: Page) -> None:
       return {bad: bad.length, handlers, hrefs, ran: window.__ran}; }""")
     assert found == {"bad": 0, "handlers": [], "hrefs": [], "ran": []}
     assert outside == []
+
+
+def test_the_present_tool_draws_a_streamed_spec_as_it_arrives(
+    page: Page, chatkeep_model: ChatkeepModel
+) -> None:
+    rows = [{"city": city, "high": high} for city, high in
+            [("Lyon", 18), ("Paris", 15), ("Nice", 21), ("Brest", 12), ("Lille", 11)]]  # fmt: skip
+    spec = {"text": "Highs: Lyon 18, Paris 15, Nice 21, Brest 12, Lille 11.", "root": {
+        "type": "Stack", "children": [
+            {"type": "Heading", "text": "Highs today"},
+            {"type": "Table", "caption": "Highs", "columns": [
+                {"key": "city", "label": "City"}, {"key": "high", "label": "°C", "type": "number"}],
+             "rows": rows}]}}  # fmt: skip
+    chatkeep_model.reply(tool_call=("present", spec))
+    chatkeep_model.reply("There they are.")
+    host_page(page, 'history="memory" present')
+    delay, chatkeep_model.delay = chatkeep_model.delay, 0.25  # a slow stream, to be seen
+    try:
+        page.get_by_role("textbox", name="Message").fill("Highs today?")
+        page.get_by_role("button", name="Send", exact=True).click()
+        live = log(page).locator("article[aria-busy=true] .ui-live")
+        expect(live.get_by_role("heading", name="Highs today")).to_be_visible()
+        assert page.evaluate("document.querySelector('chat-widget').session.busy")
+        assert live.get_by_role("row").count() < len(rows) + 1  # the table not whole yet
+    finally:
+        chatkeep_model.delay = delay
+    widget(page).settled(at_least=4)
+    table = log(page).locator("article[data-role=tool]").get_by_role("table", name="Highs")
+    expect(table.get_by_role("row")).to_have_count(len(rows) + 1)
+    assert "present" in json.dumps(chatkeep_model.requests[0]["tools"])
+    sent = chatkeep_model.requests[1]["messages"][-1]
+    assert sent["role"] == "tool" and sent["content"] == "Shown to the person."
+    expect(log(page)).not_to_contain_text('"type": "Stack"')  # the call is drawn, not printed

@@ -57,10 +57,13 @@ def _usage(body: dict[str, Any], reply: Reply) -> dict[str, int]:
             "total_tokens": prompt + completion}  # fmt: skip
 
 
-def _tool_calls(reply: Reply) -> list[dict[str, Any]]:
+def _tool_calls(reply: Reply, arguments: str | None = None) -> list[dict[str, Any]]:
     assert reply.tool_call is not None
     call = reply.tool_call
-    function = {"name": call["name"], "arguments": call["arguments"]}
+    function = {
+        "name": call["name"],
+        "arguments": call["arguments"] if arguments is None else arguments,
+    }
     return [{"index": 0, "id": call["id"], "type": "function", "function": function}]
 
 
@@ -113,8 +116,12 @@ def reply_events(reply: Reply, body: dict[str, Any]) -> list[Event]:
     words = [
         delta({"reasoning_content": piece}) for piece in re.findall(r"\S+\s*", reply.reasoning)
     ]
-    if reply.tool_call:
-        words.append(delta({"tool_calls": _tool_calls(reply)}))
+    if reply.tool_call:  # its arguments in pieces, as providers stream them
+        words.append(delta({"tool_calls": _tool_calls(reply, "")}))
+        arguments = reply.tool_call["arguments"]
+        for at in range(0, len(arguments), 24):
+            piece = {"index": 0, "function": {"arguments": arguments[at : at + 24]}}
+            words.append(delta({"tool_calls": [piece]}))
     words += [delta({"content": piece}) for piece in re.findall(r"\S+\s*", reply.text)]
     end = [delta({}, "tool_calls" if reply.tool_call else "stop")]
     if (body.get("stream_options") or {}).get("include_usage"):

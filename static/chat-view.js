@@ -20,7 +20,7 @@ import { EVENT } from "./protocol.js";
 import { english, loadStrings } from "./strings.js";
 import { localize } from "./template.js";
 import { MessageActionEvent, Transcript } from "./transcript.js";
-import { carryOutUi, uiDrawer } from "./ui-actions.js";
+import { carryOutUi, presentingDrawer, uiDrawer } from "./ui-actions.js";
 
 /** @typedef {import("./client.js").WidgetClient} WidgetClient */
 /**
@@ -137,8 +137,9 @@ export class ChatView {
       (said) => this.#t.notice(said),
       Promise.all([drawable, localized]),
     );
-    this.#transcript.drawUi = uiDrawer({ // cards, tables and forms from tools (./ui-render.js)
-      t: () => this.#t, markdown: () => this.#loadRenderer(), imageHosts: imageHosts(host),
+    const drawing = { t: () => this.#t, markdown: () => this.#loadRenderer(), imageHosts: imageHosts(host) };
+    this.#transcript.drawPresenting = presentingDrawer(drawing);
+    this.#transcript.drawUi = uiDrawer({ ...drawing, // cards, tables and forms from tools (./ui-render.js)
       drawn: () => client.state.busy && this.#notices.announce(this.#t("ui.shown")),
       act: (action, pressed, index, made) => carryOutUi(action, pressed, index, made, {
         client, send: (text) => this.#send(text, []), alert: (said) => this.#notices.alert(said), t: this.#t }),
@@ -195,9 +196,8 @@ export class ChatView {
 
   /** "Share": the dialog that makes a conversation's link (./share-dialog.js, loaded now). */
   async #share(/** @type {string} */ conversationId) {
-    const client = /** @type {WidgetClient} */ (this.#client);
     const { ShareDialog } = await import("./share-dialog.js");
-    this.#shareDialog ??= new ShareDialog(this.#root, { call: (op, args) => client.call(op, args), t: this.#t });
+    this.#shareDialog ??= new ShareDialog(this.#root, { call: (op, args) => this.#client?.call(op, args), t: this.#t });
     await this.#shareDialog.open(conversationId, this.#t);
   }
 

@@ -34,7 +34,7 @@ import { keepSnapshotLater, startWorker, WORKER_URL } from "./worker-start.js";
  * @typedef {{id: string, title: string, updated: number, pinned?: boolean, shared?: number}} HistoryEntry
  * @typedef {{endpoint: string, model?: string | null, instructions?: string | null,
  *   history: "local" | "memory" | "off" | "host", prefix: string, maxConversations: number,
- *   generateTitle: boolean, sync: boolean, snapshot?: object | string | null, token?: string | null}} ClientConfig
+ *   generateTitle: boolean, sync: boolean, present?: boolean, snapshot?: object | string | null, token?: string | null}} ClientConfig
  * @typedef {{name: string, description?: string, parameters?: object,
  *   handler: (args: any) => unknown, approval?: boolean, server?: string}} ToolDefinition
  */

@@ -88,6 +88,7 @@ export function clientConfig(element) {
     maxConversations: Math.max(1, limit || DEFAULTS.maxConversations),
     generateTitle: element.hasAttribute("generate-title"),
     sync: element.hasAttribute("sync"),
+    present: element.hasAttribute("present"),
     snapshot: plainOrWarn(element.snapshot),
     token: element.token,
   };

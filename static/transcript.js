@@ -137,6 +137,12 @@ export class Transcript {
    * @type {(target: HTMLElement, message: Message, index: number) => void}
    */
   drawUi = () => {};
+  /**
+   * Draws what the `present` tool's arguments hold so far into the answer being written
+   * (./ui-stream.js); by default nothing.
+   * @type {(answer: HTMLElement, streamed: string) => void}
+   */
+  drawPresenting = () => {};
   /** when the answer being written began to think */
   #thinkingSince = 0;
 
@@ -211,7 +217,10 @@ export class Transcript {
     const body = /** @type {HTMLElement} */ (this.#draftNode.querySelector(".body"));
     this.#renderText(body, draft.content ?? "");
     this.#draftNode.querySelector(".calls")?.remove();
-    if (draft.tool_calls?.length) this.#draftNode.append(toolCalls(draft.tool_calls, this.#t("tool.calling")));
+    const calls = draft.tool_calls ?? [];
+    if (calls.some(notPresent)) this.#draftNode.append(toolCalls(calls.filter(notPresent), this.#t("tool.calling")));
+    const presenting = calls.find((call) => !notPresent(call));
+    if (presenting) this.drawPresenting(this.#draftNode, presenting.function?.arguments ?? "");
   }
 
   /** @param {Message & {versions?: any[], version?: number}} message @param {number} index */
@@ -262,7 +271,7 @@ export class Transcript {
       const body = element("div", "body");
       this.#renderText(body, message.content ?? "");
       node.append(body);
-      if (message.tool_calls?.length) node.append(toolCalls(message.tool_calls, this.#t("tool.calling")));
+      if (message.tool_calls?.some(notPresent)) node.append(toolCalls(message.tool_calls.filter(notPresent), this.#t("tool.calling")));
       if (message.sources?.length) node.append(sourceList(message.sources, this.#t("sources")));
       if (message.content) {
         const actions = element("div", "actions");
@@ -295,6 +304,9 @@ function article(role) {
   node.dataset.role = role;
   return node;
 }
+
+/** The built-in `present` tool's call is drawn as its UI, not as its arguments. */
+const notPresent = (/** @type {any} */ call) => call.function?.name !== "present";
 
 function toolCalls(calls, calling) {
   const list = element("ul", "calls");

@@ -68,3 +68,28 @@ export async function carryOutUi(action, { label, form, values }, index, made, {
 function shown(/** @type {string | boolean} */ value, /** @type {import("./strings.js").Translate} */ t) {
   return typeof value === "boolean" ? t(value ? "ui.yes" : "ui.no") : value;
 }
+
+/**
+ * The transcript's `drawPresenting`: the `present` tool's UI as far as its arguments came,
+ * drawn read-only in the answer being written (it acts once the tool's result settles).
+ * @param {{t: () => import("./strings.js").Translate, markdown: () => Promise<(target: HTMLElement, text: string) => void>,
+ *   imageHosts: string[]}} options
+ * @returns {(answer: HTMLElement, streamed: string) => void}
+ */
+export function presentingDrawer({ t, markdown, imageHosts }) {
+  const hosts = new Set(imageHosts.map((host) => host.toLowerCase()));
+  /** @type {WeakMap<HTMLElement, string>} what each answer's live UI was drawn from */
+  const drawnFrom = new WeakMap();
+  return (answer, streamed) => {
+    Promise.all([import("./ui-stream.js"), import("./ui-render.js"), markdown()]).then(([{ partialSpec }, { drawUi }, render]) => {
+      const spec = partialSpec(streamed);
+      const key = JSON.stringify(spec);
+      if (!spec || drawnFrom.get(answer) === key || !answer.isConnected) return;
+      drawnFrom.set(answer, key);
+      const live = drawUi({ ui: spec }, { render, t: t(), imageHosts: hosts, state: {}, act: null });
+      live.classList.add("ui-live");
+      answer.querySelector(".ui-live")?.remove();
+      answer.append(live);
+    });
+  };
+}

@@ -42,6 +42,7 @@ from .sync.synced import SyncedHistory
 from .sync.worker import WorkerSync
 from .texts import notice
 from .tool_operations import ToolOperations
+from .ui_present import PRESENT
 
 Json = str
 
@@ -204,6 +205,8 @@ class Bridge:
         model, provider = offer.first_choice(options.model)
         session = Session(instructions=options.instructions, model=model, provider=provider,
                           max_tool_calls=options.max_tool_calls)  # fmt: skip
+        if options.present:
+            session.add_tool(PRESENT)  # the model may draw a UI itself
         transport = WorkerTransport(worker)
         self.feed = ChangeFeed(session.conversation, self._emit, self._draft, offer.listed)
         self.conversations = Conversations(

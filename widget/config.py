@@ -32,6 +32,8 @@ class WidgetConfig:
     #: synced history: the element asks for it (`sync`), history is `local`, and the server
     #: keeps it (`/api/models`)
     sync: bool = False
+    #: the `present` attribute: the model may draw a UI itself (`widget.ui_present`)
+    present: bool = False
 
     @classmethod
     def from_json(cls, text: str) -> WidgetConfig:
@@ -53,6 +55,7 @@ class WidgetConfig:
             sync=options.get("sync") is True
             and options.get("syncOffered") is True
             and history == "local",
+            present=options.get("present") is True,
         )
 
 

@@ -15,7 +15,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from widget.ui_spec import ICONS, MAX_DEPTH, MAX_ROWS, UiSpecError, check_spec
+from widget.ui_spec import (
+    COMPONENTS,
+    ICONS,
+    MAX_DEPTH,
+    MAX_ROWS,
+    UiSpecError,
+    check_spec,
+    components,
+)
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
 words = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
@@ -176,3 +184,53 @@ def _verdict(spec: dict[str, Any]) -> bool:
     except UiSpecError:
         return False
     return True
+
+
+def test_a_python_tool_answers_with_a_ui_the_model_reads_only_its_text() -> None:
+    from scripted import ScriptedTransport, answer, call_chunk, run
+
+    from widget import Session, ui
+
+    def jackets() -> dict[str, Any]:
+        """The jackets in stock."""
+        table = ui.table("Jackets", [ui.column("name", "Name"), ui.column("eur", "EUR", "number")],
+                         [{"name": "Alder", "eur": 89}])  # fmt: skip
+        return ui.result("Alder, 89 EUR", ui.card("In stock", table))
+
+    def broken() -> dict[str, Any]:
+        """A UI this build does not draw."""
+        return {"text": "Just text", "ui": {"v": 1, "text": "Fallback", "root": {"type": "Blink"}}}
+
+    session = Session(tools=[jackets, broken])
+    calls = [[call_chunk("c1", "jackets", "{}")]], [[call_chunk("c2", "broken", "{}")]]
+    transport = ScriptedTransport(*calls, answer("Done."))
+    run(session.send("Jackets?", transport))
+    tools = [m for m in session.get_history() if m["role"] == "tool"]
+    assert tools[0]["content"] == "Alder, 89 EUR" and tools[0]["ui"]["root"]["title"] == "In stock"
+    assert tools[1] == {"role": "tool", "tool_call_id": "c2", "name": "broken",
+                        "content": "Just text", "ui_fallback": "Fallback"}  # fmt: skip
+    sent = transport.requests[-1]["messages"]
+    assert [m["content"] for m in sent if m["role"] == "tool"] == ["Alder, 89 EUR", "Just text"]
+    assert '"ui"' not in json.dumps(sent)  # the model never sees the spec
+    with pytest.raises(UiSpecError, match="https"):
+        ui.result("x", ui.link("Shop", "http://shop.example"))
+
+
+def test_the_python_helper_builds_every_component_the_widget_draws() -> None:
+    from widget import ui
+
+    made = ui.result("All of them", ui.stack(
+        ui.card("Card", ui.heading("H"), ui.text("T"), ui.markdown("*M*"), ui.badge("B"),
+                ui.icon("star", "Star"), ui.image("https://a.example/i.png", "An image"),
+                ui.divider(), ui.facts({"Price": 89, "Size": "M"}),
+                ui.table("T", [ui.column("d", "Day", "date")], [{"d": "2026-12-06"}]),
+                actions=[ui.button("Go", url="https://a.example"), ui.button("Ask", tool="t")]),
+        ui.list_of(ui.text("One"), [ui.text("Two"), ui.badge("2")]),
+        ui.form("f", ui.field("size", "Size", "radio", options=["S", "M"], required=True),
+                ui.field("news", "News", "checkbox", value=False),
+                submit=ui.button("Send", message="Sent")),
+        ui.link("Shop", "https://shop.example"), row=True))  # fmt: skip
+    kinds = {node["type"] for node in components(made["ui"]["root"])}
+    assert kinds == set(COMPONENTS)
+    with pytest.raises(ValueError, match="one thing"):
+        ui.button("Both", message="a", url="https://a.example")
