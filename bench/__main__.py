@@ -34,6 +34,7 @@ from bench.pdf import bench_pdf
 from bench.scale import bench_scale
 from bench.shared_open import bench_shared_open
 from bench.sync import bench_sync
+from bench.ui import bench_ui_drawing, bench_ui_size
 from server import Settings, create_app
 from server.demo_wire import DemoTransport
 from widget import Session, read_snapshot
@@ -129,9 +130,10 @@ def main() -> int:
     # 1.0-1.15 ms and 36-51 ms run first or alone (docs/benchmarks.md).
     rows = (bench_snapshots() + bench_memory() + bench_history() + bench_proxy()
             + bench_first_byte() + bench_mcp_call() + bench_metrics_cost() + bench_scale()
-            + bench_kept()
+            + bench_kept() + bench_ui_size()
             + bench_density() + bench_boot() + bench_engines() + bench_lazy() + bench_page()
-            + bench_sync() + bench_catch_up() + bench_shared_open() + bench_attach() + bench_pdf()
+            + bench_sync() + bench_catch_up() + bench_shared_open() + bench_ui_drawing()
+            + bench_attach() + bench_pdf()
             + bench_hostile())  # fmt: skip
     width = max(len(r["name"]) for r in rows)
     print(f"{'benchmark':<{width}}  {'median':>10}  {'target':>8}")

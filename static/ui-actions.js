@@ -20,8 +20,9 @@ import { DECLINED } from "./host-tools.js";
  */
 export function uiDrawer({ t, markdown, imageHosts, act, drawn = () => {} }) {
   const hosts = new Set(imageHosts.map((host) => host.toLowerCase()));
+  const slices = new Slices();
   return (target, message, index) => {
-    Promise.all([import("./ui-render.js"), markdown()]).then(([{ drawUi }, render]) => {
+    Promise.all([import("./ui-render.js"), markdown()]).then(([{ drawUi }, render]) => slices.add(() => {
       if (!target.parentElement) return; // drawn again since
       const ui = drawUi(message, {
         render, t: t(), imageHosts: hosts, state: {},
@@ -29,8 +30,33 @@ export function uiDrawer({ t, markdown, imageHosts, act, drawn = () => {} }) {
       });
       target.replaceWith(ui);
       drawn();
-    });
+    }));
   };
+}
+
+/**
+ * Work done a few milliseconds at a time, the page given its main thread back between: a
+ * conversation opened with twenty UIs draws them over several frames, never in one long task.
+ */
+class Slices {
+  /** @type {(() => void)[]} */
+  #waiting = [];
+  #scheduled = false;
+
+  add(/** @type {() => void} */ work) {
+    this.#waiting.push(work);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      requestAnimationFrame(() => this.#run());
+    }
+  }
+
+  #run() {
+    const until = performance.now() + 8;
+    while (this.#waiting.length && performance.now() < until) this.#waiting.shift()?.();
+    this.#scheduled = this.#waiting.length > 0;
+    if (this.#scheduled) requestAnimationFrame(() => this.#run());
+  }
 }
 
 /**

@@ -150,19 +150,20 @@ function table(node, { t }) {
   }
   head.append(header);
   const body = element("tbody", "");
-  node.rows.forEach((/** @type {any} */ row, /** @type {number} */ index) => {
+  // The first rows now; the rest only when asked for (a long table costs nothing until then).
+  const drawRows = (/** @type {any[]} */ rows) => body.append(...rows.map((row) => {
     const line = element("tr", "");
-    line.hidden = index >= FIRST_ROWS;
     for (const column of node.columns) line.append(words("td", column.type === "number" ? "number" : "", cellText(row[column.key], column.type, t)));
-    body.append(line);
-  });
+    return line;
+  }));
+  drawRows(node.rows.slice(0, FIRST_ROWS));
   grid.append(caption, head, body);
   box.append(grid);
   if (node.rows.length > FIRST_ROWS) {
     const more = /** @type {HTMLButtonElement} */ (words("button", "ui-more", t("ui.more", { count: node.rows.length - FIRST_ROWS })));
     more.type = "button";
     more.addEventListener("click", () => {
-      for (const line of body.children) /** @type {HTMLElement} */ (line).hidden = false;
+      drawRows(node.rows.slice(FIRST_ROWS));
       more.remove();
     });
     box.append(more);
@@ -173,12 +174,24 @@ function table(node, { t }) {
 /** A number or a date in the person's language; anything else as it is. */
 function cellText(/** @type {unknown} */ value, /** @type {string | undefined} */ type, /** @type {import("./strings.js").Translate} */ t) {
   if (value === null || value === undefined) return "";
-  if (typeof value === "number") return new Intl.NumberFormat(t.lang).format(value);
+  if (typeof value === "number") return formats(t.lang).number.format(value);
   if (type === "date" && /^\d{4}-\d{2}-\d{2}/.test(String(value))) {
     const date = new Date(String(value));
-    if (Number.isFinite(date.getTime())) return new Intl.DateTimeFormat(t.lang, { dateStyle: "medium", timeZone: "UTC" }).format(date);
+    if (Number.isFinite(date.getTime())) return formats(t.lang).date.format(date);
   }
   return String(value);
+}
+
+/** @type {Map<string, {number: Intl.NumberFormat, date: Intl.DateTimeFormat}>} made once a language */
+const FORMATS = new Map();
+
+function formats(/** @type {string} */ lang) {
+  let made = FORMATS.get(lang);
+  if (!made) {
+    made = { number: new Intl.NumberFormat(lang), date: new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeZone: "UTC" }) };
+    FORMATS.set(lang, made);
+  }
+  return made;
 }
 
 /** A form sends once: then its fields show what was sent, read-only. @param {any} node @param {Drawing} drawing */
