@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 
 from pages import host_page, log, stored_conversations, widget
 from playwright.sync_api import Page, Route, expect
+from test_accessibility import violations
 from test_rendering import OWN_PAYLOADS, TRAPS
 
 from server.scripted_model import ChatkeepModel
@@ -87,6 +88,7 @@ def test_each_component_is_drawn_and_found_by_role_and_name(page: Page) -> None:
     expect(link).to_contain_text("(opens lyon.example)")  # where it goes
     expect(link).to_have_attribute("rel", "noopener noreferrer")
     assert page.evaluate("document.activeElement.tagName") != "INPUT"  # no focus taken
+    assert violations(page) == []  # axe, on every component
 
     result.get_by_role("button", name="Tell me more").click()
     widget(page).settled(at_least=6)
@@ -156,6 +158,21 @@ def test_a_broken_spec_draws_its_text_and_the_note(page: Page) -> None:
         expect(result.get_by_text("Some content could not be shown.")).to_be_visible()
         expect(result).to_contain_text("Lyon: 18°C and windy. Tomorrow 21°C.")
         expect(result.locator(".ui-card, .ui-table, .ui-link")).to_have_count(0), way
+
+
+def test_the_widget_s_own_words_are_in_the_page_s_language(page: Page) -> None:
+    host_page(page, 'history="memory" lang="ar"', after=weather_tool(BROKEN["a newer version"]))
+    widget(page).send("What's the weather in Lyon?")
+    result = page.locator("chat-widget .transcript article[data-role=tool]").last
+    expect(result.get_by_text("تعذّر عرض بعض المحتوى.")).to_be_visible()  # the note, in Arabic
+    rows = [{"a": str(n)} for n in range(15)]
+    long = {"v": 1, "text": "t", "root": {"type": "Table", "caption": "c",
+            "columns": [{"key": "a", "label": "A"}], "rows": rows}}  # fmt: skip
+    host_page(page, 'history="memory" lang="de"', after=weather_tool(long))
+    widget(page).send("What's the weather in Lyon?")
+    shown = page.locator("chat-widget .transcript")  # (its name is German here)
+    shown.get_by_role("button", name="Mehr anzeigen (5)").click()
+    expect(shown.get_by_role("table", name="c").get_by_role("row")).to_have_count(16)
 
 
 def test_hostile_words_and_addresses_run_and_load_nothing(page: Page) -> None:

@@ -10,6 +10,16 @@ from pages import BOOT_TIMEOUT, READY, log
 from playwright.sync_api import Browser, Page, expect
 from servers import RunningServer
 
+#: a conversation whose tool result carries a UI: drawn again offline too
+WITH_UI = {"version": 1, "id": "with-ui", "title": "Stock offline", "created": 1, "updated": 2,
+           "model": "demo", "thinking": "off", "messages": [
+    {"role": "user", "content": "Stock?"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "stock", "arguments": "{}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "name": "stock", "content": "Alder: 3",
+     "ui": {"v": 1, "text": "Alder: 3", "root": {"type": "Table", "caption": "Stock",
+            "columns": [{"key": "n", "label": "Name"}], "rows": [{"n": "Alder"}]}}},
+    {"role": "assistant", "content": "Three Alders."}]}  # fmt: skip
 KEPT = """async () => { const c = await caches.open('chatkeep-current');
   return Boolean(await c.match(new URL('/static/chatkeep-offline-build', location.href))); }"""
 
@@ -29,6 +39,8 @@ def test_after_one_visit_the_chat_and_its_history_work_offline(page: Page) -> No
     page.get_by_role("button", name="Send").click()
     expect(log(page).locator("article[data-role=assistant]")).to_contain_text("Olga")
     expect(page.get_by_role("button", name="Send")).to_be_visible()
+    page.evaluate("s => document.querySelector('chat-widget').session.restore(s)", WITH_UI)
+    page.evaluate("document.querySelector('chat-widget').session.restore(null)")
     page.wait_for_function(KEPT, timeout=60_000)  # the build is cached whole
     build = page.evaluate("fetch('/static/offline.json').then(r => r.json()).then(m => m.build)")
     offline = [key for key in page.evaluate("caches.keys()") if key.startswith("chatkeep-")]
@@ -45,6 +57,9 @@ def test_after_one_visit_the_chat_and_its_history_work_offline(page: Page) -> No
         "button", name="My name is Olga"
     ).click()
     expect(log(page).locator("article[data-role=assistant]")).to_contain_text("Olga")
+    page.get_by_role("button", name="History").click()
+    page.get_by_role("button", name="Stock offline").click()
+    expect(log(page).get_by_role("table", name="Stock")).to_be_visible()  # its UI, offline
 
     page.context.set_offline(False)
     expect(notice).to_be_hidden()

@@ -35,6 +35,16 @@ SNAPSHOT = {
         {"role": "user", "content": "Why are there two tides a day?"},
         {"role": "assistant", "content": ANSWER, "reasoning": "Think of the moon.",
          "sources": [{"url": "https://tides.example/tables", "title": "Tide tables"}]},
+        {"role": "user", "content": "When is high water?"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "t1", "type": "function",
+         "function": {"name": "tide_times", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "t1", "name": "tide_times", "content": "06:10, 18:32",
+         "ui": {"v": 1, "text": "06:10, 18:32", "root": {"type": "Card", "children": [
+             {"type": "Table", "caption": "Tide times", "columns": [{"key": "at", "label": "At"}],
+              "rows": [{"at": "06:10"}, {"at": "18:32"}]}], "actions": [
+             {"type": "Button", "label": "Remind me",
+              "action": {"kind": "message", "text": "Remind me"}}]}}},
+        {"role": "assistant", "content": "Twice, as the table shows."},
     ],
 }  # fmt: skip
 
@@ -105,7 +115,7 @@ def test_a_shared_conversation_opens_elsewhere_exactly_as_it_looked(
     assert "#" not in reader.url  # the key left the address before anything else ran
     region = shared_page(reader)
     expect(region.get_by_role("heading", name="Why two tides")).to_be_visible()
-    answer = region.locator("article[data-role=assistant] .body")
+    answer = region.locator("article[data-role=assistant] .body").first
     expect(answer.locator(".katex")).to_have_count(1)  # math, code and sources as drawn there
     expect(answer.locator("pre code")).to_contain_text('print("high water")')
     expect(region.get_by_role("link", name="Tide tables")).to_have_attribute(
@@ -115,6 +125,8 @@ def test_a_shared_conversation_opens_elsewhere_exactly_as_it_looked(
     assert answer.inner_html() == theirs.first.inner_html()
     assert violations(reader) == []  # axe: the shared page as a person meets it
     expect(region.get_by_role("button", name="Edit")).to_have_count(0)  # read-only
+    expect(region.get_by_role("table", name="Tide times").get_by_role("row")).to_have_count(3)
+    expect(region.get_by_role("button", name="Remind me")).to_be_disabled()  # its UI, inert
     assert stored_keys(reader) == []  # nothing kept before "Continue this conversation"
 
     region.get_by_role("button", name="Continue this conversation").click()
