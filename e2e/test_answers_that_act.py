@@ -10,10 +10,11 @@ import json
 from typing import Any
 from urllib.parse import urlparse
 
+import pytest
 from pages import host_page, log, stored_conversations, widget
 from playwright.sync_api import Page, Route, expect
 from test_accessibility import violations
-from test_rendering import OWN_PAYLOADS, TRAPS
+from test_rendering import OWN_PAYLOADS, TRAPS, hostile_inputs, settle_media
 
 from server.scripted_model import ChatkeepModel
 
@@ -28,6 +29,7 @@ FORECAST = {
             {"type": "Badge", "text": "Live"},
             {"type": "Image", "url": PIXEL, "alt": "A map of Lyon"}]},
         {"type": "Markdown", "text": "Wind chill: $T_{wc} < T$ **today**."},
+        {"type": "Divider"},
         {"type": "Facts", "items": [{"label": "Humidity", "value": 0.62},
                                     {"label": "Wind", "value": "35 km/h"}]},
         {"type": "Table", "caption": "Forecast", "columns": [
@@ -78,6 +80,7 @@ def test_each_component_is_drawn_and_found_by_role_and_name(page: Page) -> None:
     expect(result.get_by_role("img", name="Windy")).to_be_visible()
     expect(result.get_by_role("img", name="A map of Lyon")).to_be_visible()
     expect(result.locator(".katex")).to_have_count(1)  # Markdown, through the renderer
+    expect(result.get_by_role("separator")).to_have_count(1)
     expect(result.get_by_text("Humidity")).to_be_visible()
     table = result.get_by_role("table", name="Forecast")
     expect(table.get_by_role("row")).to_have_count(3)
@@ -147,6 +150,12 @@ BROKEN = {
                       "columns": [{"key": "a", "label": "A"}], "rows": [{"a": "x"}] * 201}},
     "a javascript: link": {**FORECAST, "root": {"type": "Link", "label": "x",
                            "url": "javascript:alert(1)"}},
+    "too many components": {**FORECAST, "root": {"type": "Stack",
+                            "children": [{"type": "Divider"}] * 500}},
+    "too large": {**FORECAST, "root": {"type": "Stack",
+                  "children": [{"type": "Markdown", "text": "y" * 8000}] * 9}},
+    "a duplicate id": {**FORECAST, "root": {"type": "Stack", "children": [
+        {"type": "Divider", "id": "d"}, {"type": "Divider", "id": "d"}]}},
     "too deep": {**FORECAST, "root": json.loads('{"type":"Stack","children":[' * 8
                  + '{"type":"Divider"}' + "]}" * 8)},
 }  # fmt: skip
@@ -175,7 +184,35 @@ def test_the_widget_s_own_words_are_in_the_page_s_language(page: Page) -> None:
     expect(shown.get_by_role("table", name="c").get_by_role("row")).to_have_count(16)
 
 
-def test_hostile_words_and_addresses_run_and_load_nothing(page: Page) -> None:
+def hostile_spec(words: list[str], number: int) -> dict[str, Any]:
+    """Every text and URL property of every component, holding hostile words."""
+    w = [*words, *OWN_PAYLOADS][:12]
+    texts = [{"type": kind, "text": word[:limit]} for word in words
+             for kind, limit in (("Heading", 200), ("Text", 4000), ("Markdown", 8000),
+                                 ("Badge", 40))]  # fmt: skip
+    return {"v": 1, "text": w[0][:8000], "root": {"type": "Card", "title": w[1][:200], "children": [
+        *texts,
+        {"type": "Icon", "name": "star", "label": w[2][:100]},
+        {"type": "Image", "url": "https://attacker.example/x.png", "alt": w[2][:300]},
+        {"type": "Image", "url": PIXEL, "alt": w[3][:300]},
+        {"type": "Facts", "items": [{"label": word[:100], "value": word[:500]} for word in words]},
+        {"type": "Table", "caption": w[3][:200], "columns": [{"key": "a", "label": w[4][:100]}],
+         "rows": [{"a": word[:500]} for word in words]},
+        {"type": "Link", "label": w[5][:100], "url": "https://attacker.example/?q=<script>"},
+        {"type": "List", "children": [{"type": "ListItem", "children": [
+            {"type": "Text", "text": w[6][:4000]}]}]},
+        {"type": "Form", "id": f"f{number}", "children": [
+            {"type": "Field", "name": "x", "label": w[6][:100], "value": w[7][:1000]},
+            {"type": "Field", "name": "y", "label": w[8][:100], "kind": "select",
+             "options": [{"value": word[:100], "label": word[:100]} for word in words]}],
+         "submit": {"type": "Button", "label": w[8][:100],
+                    "action": {"kind": "message", "text": w[9][:2000]}}}],
+        "actions": [{"type": "Button", "label": w[10][:100], "action": {
+            "kind": "link", "url": "https://attacker.example/a\"b"}}]}}  # fmt: skip
+
+
+@pytest.mark.parametrize("source", ["own", "public corpora"])
+def test_hostile_words_and_addresses_run_and_load_nothing(page: Page, source: str) -> None:
     page.add_init_script(TRAPS)
     outside: list[str] = []
     page.on("dialog", lambda dialog: (outside.append(dialog.message), dialog.dismiss()))
@@ -188,32 +225,39 @@ def test_hostile_words_and_addresses_run_and_load_nothing(page: Page) -> None:
             route.abort()
 
     page.route("**/*", watch)
-    words = OWN_PAYLOADS[:20]
-    texts = [{"type": kind, "text": payload[:limit]} for payload in words
-             for kind, limit in (("Heading", 200), ("Text", 4000), ("Markdown", 8000),
-                                 ("Badge", 40))]  # fmt: skip
-    hostile = {"v": 1, "text": words[0], "root": {"type": "Card", "title": words[1], "children": [
-        *texts,
-        {"type": "Image", "url": "https://attacker.example/x.png", "alt": words[2]},
-        {"type": "Facts", "items": [{"label": w[:100], "value": w} for w in words]},
-        {"type": "Table", "caption": words[3], "columns": [{"key": "a", "label": words[4][:100]}],
-         "rows": [{"a": w} for w in words]},
-        {"type": "Link", "label": words[5][:100], "url": "https://attacker.example/?q=<script>"},
-        {"type": "Form", "id": "f", "children": [
-            {"type": "Field", "name": "x", "label": words[6][:100], "value": words[7]}],
-         "submit": {"type": "Button", "label": words[8][:100],
-                    "action": {"kind": "message", "text": words[9]}}}]}}  # fmt: skip
-    result = asked(page, hostile)
-    expect(result.locator(".ui-card")).to_have_count(1)
-    expect(result.get_by_text("Image: " + words[2][:20], exact=False)).to_be_visible()
-    found = result.evaluate("""node => {
-      const bad = node.querySelectorAll('script, iframe, object, embed, style, link, meta, base');
+    payloads = hostile_inputs(source)
+    batches = [payloads[at : at + 10] for at in range(0, len(payloads), 10)]
+    messages: list[dict[str, Any]] = []
+    for number, words in enumerate(batches):
+        call = {
+            "id": f"c{number}",
+            "type": "function",
+            "function": {"name": "t", "arguments": "{}"},
+        }
+        messages += [{"role": "user", "content": f"Batch {number}"},
+                     {"role": "assistant", "content": None, "tool_calls": [call]},
+                     {"role": "tool", "tool_call_id": f"c{number}", "name": "t", "content": "x",
+                      "ui": hostile_spec(words, number)}]  # fmt: skip
+    host_page(page, 'history="memory"')
+    snapshot = {"version": 1, "id": "hostile", "title": "h", "created": 1, "updated": 2,
+                "model": "demo", "thinking": "off", "messages": messages}  # fmt: skip
+    page.evaluate("s => document.querySelector('chat-widget').session.restore(s)", snapshot)
+    expect(log(page).locator(".ui-card")).to_have_count(len(batches))  # each drawn whole
+    expect(log(page).get_by_text("Image: ", exact=False)).to_have_count(len(batches))  # not loaded
+    settle_media(page)
+    found = log(page).evaluate("""node => {
+      const bad = node.querySelectorAll(
+        'script, iframe, object, embed, style, link, meta, base, svg:not([aria-hidden=true])');
       const handlers = [...node.querySelectorAll('*')].flatMap(n =>
         [...n.attributes].filter(a => /^on/i.test(a.name)).map(a => a.name));
       const hrefs = [...node.querySelectorAll('[href]')].map(n => n.getAttribute('href'))
         .filter(h => !/^(https?:|mailto:)/.test(h));  // (Markdown's own link rules)
-      return {bad: bad.length, handlers, hrefs, ran: window.__ran}; }""")
-    assert found == {"bad": 0, "handlers": [], "hrefs": [], "ran": []}
+      const sources = [...node.querySelectorAll('[src]')].map(n => n.getAttribute('src'))
+        .filter(s => !s.startsWith('data:image/png;base64,'));
+      return {bad: bad.length, handlers, hrefs, sources, ran: window.__ran,
+              focused: document.activeElement.tagName}; }""")
+    assert found == {"bad": 0, "handlers": [], "hrefs": [], "sources": [], "ran": [],
+                     "focused": "BODY"}  # fmt: skip
     assert outside == []
 
 

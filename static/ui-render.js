@@ -103,7 +103,7 @@ const DRAW = {
     const host = inline ? "" : new URL(node.url).hostname.toLowerCase();
     if (!inline && !imageHosts.has(host)) return words("p", "ui-image-blocked", t("ui.image.blocked", { alt: node.alt, host }));
     const image = /** @type {HTMLImageElement} */ (element("img", "ui-image"));
-    Object.assign(image, { alt: node.alt, src: node.url, loading: "lazy", referrerPolicy: "no-referrer" });
+    Object.assign(image, { alt: node.alt, src: node.url, loading: inline ? "eager" : "lazy", referrerPolicy: "no-referrer" });
     return image;
   },
   Divider: () => element("hr", "ui-divider"),
