@@ -48,6 +48,7 @@ from widget.pdf_text import pdf_text
 from widget.share_operations import ShareOperations
 from widget.snapshots import SnapshotError
 from widget.sync.codes import read_code
+from widget.tool_operations import ToolOperations
 
 if "pyodide" not in sys.modules:  # widget.bridge imports Pyodide's FFI, absent on CPython
     ffi = types.ModuleType("pyodide.ffi")
@@ -311,6 +312,7 @@ def said_by_the_widget() -> list[Notice]:
     said.append(caught(lambda: kept.set_model("gpt-9")))
     shares = ShareOperations(kept, host=None)  # type: ignore[arg-type]  (refused before asking)
     said.append(caught(lambda: shares.read_shared('{"version": 1}')))
+    said.append(caught(lambda: ToolOperations(kept, None).send_form(99, "f", {})))
     old = {"version": 1, "id": "c1", "title": "Old", "created": 1, "updated": 1,
            "model": "retired", "thinking": "off",
            "messages": [{"role": "user", "content": "Hi"}]}  # fmt: skip

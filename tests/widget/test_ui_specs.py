@@ -234,3 +234,48 @@ def test_the_python_helper_builds_every_component_the_widget_draws() -> None:
     assert kinds == set(COMPONENTS)
     with pytest.raises(ValueError, match="one thing"):
         ui.button("Both", message="a", url="https://a.example")
+
+
+def _with_ui(ui_field: Any, **extra: Any) -> dict[str, Any]:
+    call = {"id": "c1", "type": "function", "function": {"name": "t", "arguments": "{}"}}
+    return {"version": 1, "id": "s", "messages": [
+        {"role": "user", "content": "Book?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "name": "t", "content": "A form", "ui": ui_field,
+         **extra}]}  # fmt: skip
+
+
+FORM = {"v": 1, "text": "A form", "root": {"type": "Form", "id": "book", "children": [
+    {"type": "Field", "name": "guest", "label": "Name"}],
+    "submit": {"type": "Button", "label": "Book",
+               "action": {"kind": "message", "text": "Book"}}}}  # fmt: skip
+
+
+def test_a_stored_ui_is_checked_strictly_on_import_and_dropped_when_read_forgivingly() -> None:
+    from widget.snapshots import from_dict, read_snapshot
+
+    assert from_dict(_with_ui(FORM)).messages[2]["ui"] == FORM
+    bad = {**FORM, "root": {"type": "Blink"}}
+    with pytest.raises(ValueError, match="UI that cannot be drawn"):
+        from_dict(_with_ui(bad))
+    with pytest.raises(ValueError, match="ui_state"):
+        from_dict(_with_ui(FORM, ui_state={"book": {"guest": ["not", "text"]}}))
+    forgiven = read_snapshot(_with_ui(bad))
+    assert forgiven is not None and "ui" not in forgiven["messages"][2]
+    assert forgiven["messages"][2]["content"] == "A form"  # the conversation stays
+
+
+def test_a_form_is_sent_once_and_what_it_sent_is_kept() -> None:
+    from test_bridge import FakeHost, call, started
+
+    bridge = started(FakeHost())
+    call(bridge, "restore", snapshot=_with_ui(FORM))
+    assert call(bridge, "sendForm", index=2, form="book", values={"guest": "Ada"}) == {
+        "result": True}  # fmt: skip
+    assert call(bridge, "sendForm", index=2, form="book", values={"guest": "Bob"}) == {
+        "result": False}  # a form sends once  # fmt: skip
+    assert call(bridge, "save")["result"]["messages"][2]["ui_state"] == {"book": {"guest": "Ada"}}
+    for index, form, values in [(2, "other", {}), (0, "book", {}), (2, "book", {"x": "1"})]:
+        call(bridge, "restore", snapshot=_with_ui(FORM))
+        error = call(bridge, "sendForm", index=index, form=form, values=values)["error"]
+        assert error["code"] == "form_gone"
