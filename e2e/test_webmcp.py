@@ -4,6 +4,8 @@ the model, asked for, called, and taken back when the page unregisters them."""
 
 from __future__ import annotations
 
+import json
+
 from pages import host_page, log, widget
 from playwright.sync_api import Page, expect
 
@@ -59,3 +61,25 @@ def test_the_page_s_webmcp_tools_are_offered_asked_for_and_called(
     chatkeep_model.reply("Noted.")
     widget(page).send("Thanks")
     assert offered(chatkeep_model) == []  # taken back as the page took them back
+
+
+def test_a_webmcp_tool_s_structured_ui_is_drawn(page: Page, chatkeep_model: ChatkeepModel) -> None:
+    facts = {"type": "Facts", "items": [{"label": "Mon-Sat", "value": "9-18"}]}
+    card = {"v": 1, "text": "Open 9-18",
+            "root": {"type": "Card", "title": "Opening hours", "children": [facts]}}  # fmt: skip
+    hours = f"""
+document.modelContext.registerTool({{
+  name: "store_hours", description: "When the shop is open",
+  execute: () => ({{ content: [{{ type: "text", text: "Open 9-18" }}],
+                    structuredContent: {{ chatkeep_ui: {json.dumps(card)} }} }}),
+}});"""
+    chatkeep_model.reply(tool_call=("store_hours", {}))
+    chatkeep_model.reply("Nine to six.")
+    host_page(page, script=PAGE_TOOLS, after=hours)
+    page.get_by_role("textbox", name="Message").fill("When are you open?")
+    page.get_by_role("button", name="Send", exact=True).click()
+    page.get_by_role("group", name="Run store_hours?").get_by_role("button", name="Approve").click()
+    widget(page).settled(at_least=4)
+    result = log(page).locator("article[data-role=tool]")
+    expect(result.get_by_role("heading", name="Opening hours")).to_be_visible()
+    assert chatkeep_model.requests[1]["messages"][-1]["content"] == "Open 9-18"

@@ -4,6 +4,8 @@
 // kept in step as the page registers and unregisters them. A page that already uses WebMCP
 // needs no Chatkeep-specific code for its tools to reach the chat.
 
+import { toolResult } from "./host-tools.js";
+
 /** @typedef {{name: string, description?: string, inputSchema?: object,
  *   execute: (input: any, client?: object) => unknown}} WebMcpTool */
 
@@ -31,8 +33,7 @@ export function followWebMcp(register, context = pageContext()) {
         parameters: tool.inputSchema ?? { type: "object", properties: {} },
         approval: true, // a page's tool acts for the person: they are asked
         handler: async (args) => {
-          const result = await tool.execute(args, { requestUserInteraction: async (/** @type {() => unknown} */ ask) => ask() });
-          return typeof result === "string" ? result : JSON.stringify(result);
+          return webMcpResult(await tool.execute(args, { requestUserInteraction: async (/** @type {() => unknown} */ ask) => ask() }));
         },
       }));
     } catch (error) {
@@ -74,6 +75,20 @@ export function followWebMcp(register, context = pageContext()) {
     Object.assign(context, own);
     for (const name of [...offered.keys()]) forget(name);
   };
+}
+
+/**
+ * What a WebMCP tool answered, for the model: its text, and a UI when its structured content
+ * carries one (`chatkeep_ui`, as an MCP server's would), or `{text, ui}` as a page tool's.
+ * @param {any} result @returns {string | {text: string, ui: unknown}}
+ */
+function webMcpResult(result) {
+  const ui = result?.structuredContent?.chatkeep_ui;
+  if (ui && Array.isArray(result.content)) {
+    const text = result.content.filter((/** @type {any} */ part) => part?.type === "text").map((/** @type {any} */ part) => part.text).join("\n");
+    return { text, ui };
+  }
+  return toolResult(result);
 }
 
 /** The page's model context: the browser's, or a polyfill's. @returns {any} */
