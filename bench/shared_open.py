@@ -17,16 +17,11 @@ from typing import Any
 
 from bench import row
 from bench.page import long_conversation
-from server.testing import CHROMIUM_FLAGS, ChatkeepServer
+from bench.widget_page import launch, widget_page
+from server.testing import ChatkeepServer
 
 RUNS = 7
 MESSAGES = 200
-PAGE = "/bench-shared"
-HOST = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>shared</title>
-<script type="module" src="/static/chat-widget.js"></script></head>
-<body><chat-widget history="local" style="height:90vh"></chat-widget></body></html>"""
-READY = ("customElements.whenDefined('chat-widget').then(() =>"
-         " document.querySelector('chat-widget').session.ready).then(() => true)")  # fmt: skip
 #: from the call to every message drawn in `where` (the chat's log, or the shared page's)
 TIMED = """async ([start, where, count]) => {
   const element = document.querySelector('chat-widget');
@@ -58,14 +53,8 @@ def bench_shared_open() -> list[dict[str, Any]]:
         ChatkeepServer("--sync-store", f"sqlite:///{Path(folder) / 'sync.db'}") as chat,
         sync_playwright() as playwright,
     ):
-        launch: dict[str, Any] = {"args": list(CHROMIUM_FLAGS)}
-        if Path("/usr/bin/chromium").exists():
-            launch["executable_path"] = "/usr/bin/chromium"
-        browser = playwright.chromium.launch(**launch)
-        page = browser.new_context(service_workers="block").new_page()
-        page.route(f"**{PAGE}", lambda r: r.fulfill(body=HOST, content_type="text/html"))
-        page.goto(chat.url + PAGE)
-        page.wait_for_function(READY, timeout=120_000)
+        browser = launch(playwright)
+        page = widget_page(browser, chat.url, 'history="local"')
         snapshot = long_conversation(MESSAGES)
         page.evaluate("s => document.querySelector('chat-widget').session.restore(s)", snapshot)
         made = page.evaluate("document.querySelector('chat-widget').client.call('share', "

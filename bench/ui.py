@@ -10,21 +10,15 @@ spec's own JSON compressed alone: exact.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from bench import row
-from server.testing import CHROMIUM_FLAGS, ChatkeepServer
+from bench.widget_page import launch, widget_page
+from server.testing import ChatkeepServer
 from widget import ui
 from widget.compression import deflate
 from widget.snapshots import dumps, from_dict
 
-PAGE = "/bench-ui"
-HOST = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ui</title>
-<script type="module" src="/static/chat-widget.js"></script></head>
-<body><chat-widget history="memory" style="height:90vh"></chat-widget></body></html>"""
-READY = ("customElements.whenDefined('chat-widget').then(() =>"
-         " document.querySelector('chat-widget').session.ready).then(() => true)")  # fmt: skip
 LONG_TASKS = """window.longTasks = [];
 new PerformanceObserver((list) => {
   window.longTasks.push(...list.getEntries().map((entry) => entry.duration));
@@ -92,15 +86,8 @@ def bench_ui_drawing() -> list[dict[str, Any]]:
     from playwright.sync_api import sync_playwright
 
     with ChatkeepServer() as chat, sync_playwright() as playwright:
-        launch: dict[str, Any] = {"args": list(CHROMIUM_FLAGS)}
-        if Path("/usr/bin/chromium").exists():
-            launch["executable_path"] = "/usr/bin/chromium"
-        browser = playwright.chromium.launch(**launch)
-        page = browser.new_context(service_workers="block").new_page()
-        page.add_init_script(LONG_TASKS)
-        page.route(f"**{PAGE}", lambda r: r.fulfill(body=HOST, content_type="text/html"))
-        page.goto(chat.url + PAGE)
-        page.wait_for_function(READY, timeout=120_000)
+        browser = launch(playwright)
+        page = widget_page(browser, chat.url, 'history="memory"', LONG_TASKS)
         page.evaluate(RESTORED, [conversation([table_ui(3, "Warm-up")]), ".ui-card", 1])
         big = page.evaluate(RESTORED, [conversation([table_ui(200)]), ".ui-table tr", 201])
         twenty = [table_ui(10, f"Store {n}") for n in range(20)]

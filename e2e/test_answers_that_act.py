@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
+from guards import guard
 from pages import host_page, log, stored_conversations, widget
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Page, expect
 from test_accessibility import violations
-from test_rendering import OWN_PAYLOADS, TRAPS, hostile_inputs, settle_media
+from test_rendering import OWN_PAYLOADS, hostile_inputs, settle_media
 
 from server.scripted_model import ChatkeepModel
 
@@ -213,18 +213,7 @@ def hostile_spec(words: list[str], number: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize("source", ["own", "public corpora"])
 def test_hostile_words_and_addresses_run_and_load_nothing(page: Page, source: str) -> None:
-    page.add_init_script(TRAPS)
-    outside: list[str] = []
-    page.on("dialog", lambda dialog: (outside.append(dialog.message), dialog.dismiss()))
-
-    def watch(route: Route) -> None:
-        if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost"):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", watch)
+    guarded = guard(page)
     payloads = hostile_inputs(source)
     batches = [payloads[at : at + 10] for at in range(0, len(payloads), 10)]
     messages: list[dict[str, Any]] = []
@@ -258,7 +247,7 @@ def test_hostile_words_and_addresses_run_and_load_nothing(page: Page, source: st
               focused: document.activeElement.tagName}; }""")
     assert found == {"bad": 0, "handlers": [], "hrefs": [], "sources": [], "ran": [],
                      "focused": "BODY"}  # fmt: skip
-    assert outside == []
+    assert guarded == []  # no dialog, no request to another host
 
 
 def test_the_present_tool_draws_a_streamed_spec_as_it_arrives(

@@ -9,19 +9,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
 from corpora import corpus_path
+from guards import guard
 from pages import host_page, log, route_answers, sse_answer, widget
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Page, expect
 
-TRAPS = """
-window.__ran = [];
-for (const name of ['alert', 'confirm', 'prompt', 'print']) {
-  window[name] = (...args) => { window.__ran.push([name, String(args[0])]); };
-}
-"""
 # What the final DOM of every message is checked for (evaluated in the page).
 AUDIT = (Path(__file__).parent / "audit.js").read_text()
 
@@ -99,20 +93,7 @@ SOURCES = pytest.mark.parametrize("source", ["own", "public corpora"])
 @pytest.fixture
 def guarded(page: Page) -> list[str]:
     """Traps dialogs and records every request to a host other than the server's."""
-    page.add_init_script(TRAPS)
-    outside: list[str] = []
-    page.on("dialog", lambda dialog: (outside.append("dialog " + dialog.message), dialog.dismiss()))
-
-    def watch(route: Route) -> None:
-        host = urlparse(route.request.url).hostname
-        if host in ("127.0.0.1", "localhost"):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", watch)
-    return outside
+    return guard(page)
 
 
 def settle_media(page: Page) -> None:

@@ -12,11 +12,12 @@ import sqlite3
 from typing import Any
 
 import pytest
+from guards import TRAPS
 from pages import BOOT_TIMEOUT, host_page, stored_conversations, stored_keys
 from playwright.sync_api import Browser, Page, expect
 from synced_store import Synced
 from test_accessibility import violations
-from test_rendering import AUDIT, TRAPS, hostile_inputs, settle_media
+from test_rendering import AUDIT, hostile_inputs, settle_media
 from test_synced_history import cued, device, round_done, states
 
 GONE = "This shared conversation is no longer available."

@@ -13,8 +13,7 @@ from typing import Any, Protocol
 from .conversations import Conversations
 from .errors import WidgetError
 from .tools import Tool
-from .ui_messages import clean_state
-from .ui_spec import form_fields
+from .ui_messages import clean_state, form_fields
 
 
 class ToolHost(Protocol):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .errors import WidgetError
@@ -86,3 +87,21 @@ def without_bad_ui(message: dict[str, Any]) -> dict[str, Any]:
 
 def _is_text(value: object, limit: int = 8000) -> bool:
     return isinstance(value, str) and len(value) <= limit
+
+
+def components(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """`node` and every component inside it, in order (of a spec that passed `check_spec`)."""
+    yield node
+    for child in [*node.get("children", []), *node.get("actions", [])]:
+        yield from components(child)
+    if "submit" in node:
+        yield from components(node["submit"])
+
+
+def form_fields(spec: Mapping[str, Any], form_id: str) -> dict[str, str] | None:
+    """The fields of the form `form_id` (name → kind), or None when the spec has no such form."""
+    for node in components(spec["root"]):
+        if node["type"] == "Form" and node["id"] == form_id:
+            fields = (n for n in components(node) if n["type"] == "Field")
+            return {field["name"]: field.get("kind", "text") for field in fields}
+    return None

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 VERSION = 1
@@ -291,21 +291,3 @@ COMPONENTS: dict[str, dict[str, tuple[Check, bool]]] = {
               "required": (_boolean, False), "value": (_value, False)},
     "Link": {"label": (_texts(100), True), "url": (_https, True)},
 }  # fmt: skip
-
-
-def components(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
-    """`node` and every component inside it, in order (of a spec that passed `check_spec`)."""
-    yield node
-    for child in [*node.get("children", []), *node.get("actions", [])]:
-        yield from components(child)
-    if "submit" in node:
-        yield from components(node["submit"])
-
-
-def form_fields(spec: Mapping[str, Any], form_id: str) -> dict[str, str] | None:
-    """The fields of the form `form_id` (name → kind), or None when the spec has no such form."""
-    for node in components(spec["root"]):
-        if node["type"] == "Form" and node["id"] == form_id:
-            fields = (n for n in components(node) if n["type"] == "Field")
-            return {field["name"]: field.get("kind", "text") for field in fields}
-    return None

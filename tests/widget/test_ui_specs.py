@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from widget.ui_messages import components
 from widget.ui_spec import (
     COMPONENTS,
     ICONS,
@@ -22,7 +23,6 @@ from widget.ui_spec import (
     MAX_ROWS,
     UiSpecError,
     check_spec,
-    components,
 )
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
