@@ -1,7 +1,7 @@
 """`present`: the built-in tool that lets the model draw a UI itself (the `present` attribute).
 
-Its arguments are the spec's `text` and `root` (`v` is implied): a flat object, as providers
-refuse a schema with a top-level `oneOf`. The components are described in words for the model;
+Its arguments are the spec itself (`v` may be left out): a flat object, as providers refuse a
+schema with a top-level `oneOf`. The components are described in words for the model;
 what it writes is checked as any tool's UI is, and drawn as it streams (static/ui-stream.js).
 """
 
@@ -29,6 +29,7 @@ DESCRIPTION = (
 PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
+        "v": {"type": "integer", "enum": [VERSION], "description": "The format's version."},
         "text": {"type": "string", "description": "The same, in words."},
         "root": {"type": "object", "description": "The component to show (see above)."},
     },
@@ -39,7 +40,7 @@ SHOWN = "Shown to the person."
 
 async def _present(arguments: dict[str, Any]) -> dict[str, Any]:
     text = arguments.get("text")
-    spec = {"v": VERSION, "text": text, "root": arguments.get("root")}
+    spec = {"v": arguments.get("v", VERSION), "text": text, "root": arguments.get("root")}
     return {"text": SHOWN if isinstance(text, str) else "Nothing was shown.", "ui": spec}
 
 

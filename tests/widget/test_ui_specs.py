@@ -279,3 +279,15 @@ def test_a_form_is_sent_once_and_what_it_sent_is_kept() -> None:
         call(bridge, "restore", snapshot=_with_ui(FORM))
         error = call(bridge, "sendForm", index=index, form=form, values=values)["error"]
         assert error["code"] == "form_gone"
+
+
+def test_the_present_tool_s_arguments_are_the_spec() -> None:
+    from scripted import run
+
+    from widget.ui_present import PARAMETERS, PRESENT
+
+    assert "oneOf" not in json.dumps(PARAMETERS) and PARAMETERS["required"] == ["text", "root"]
+    root = {"type": "Text", "text": "Hello"}
+    assert run(PRESENT.run({"text": "Hello", "root": root})) == {
+        "text": "Shown to the person.", "ui": {"v": 1, "text": "Hello", "root": root}}  # fmt: skip
+    assert run(PRESENT.run({"v": 2, "text": "Hi", "root": root}))["ui"]["v"] == 2  # (refused later)
