@@ -263,6 +263,7 @@ def bench_sync_browser() -> list[dict[str, Any]]:
             plain.get_by_role("button", name="History").click()
             plain.get_by_role("list", name="Conversations", exact=True).get_by_role(
                 "button", name=LONG_TITLE).click()  # fmt: skip
+            plain.wait_for_function(f"id => {session}.conversationId === id", arg=long_id)
             plain.evaluate(f"t => {session}.send(t).then(() => {session}.settled())",
                            "One more turn")  # fmt: skip
             same = "document.querySelector('chat-widget').session.conversationId"

@@ -10,6 +10,7 @@
 
 import { streams } from "./codec.js";
 import { refusal, unreachable } from "./refusals.js";
+import { base64url, fromBase64url } from "./sync-derive.js";
 
 const VERSION = 1;
 const NONCE_BYTES = 12;
@@ -44,7 +45,7 @@ export async function open(endpoint, link, headers = {}) {
   try {
     const [id, keyText] = link.split(".");
     if (!/^[\w-]{22,64}$/.test(id ?? "") || !keyText) throw new Error("not a share link");
-    const key = await crypto.subtle.importKey("raw", unbase64url(keyText), "AES-GCM", false, ["decrypt"]);
+    const key = await crypto.subtle.importKey("raw", fromBase64url(keyText), "AES-GCM", false, ["decrypt"]);
     const response = await fetch(`${endpoint}/share/${id}`, { headers });
     if (!response.ok) throw new Error(`answered ${response.status}`);
     const body = new Uint8Array(await response.arrayBuffer());
@@ -101,15 +102,4 @@ async function unsealed(key, id, body) {
   const iv = body.slice(1, 1 + NONCE_BYTES);
   const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: data }, key, body.slice(1 + NONCE_BYTES));
   return new Uint8Array(plain);
-}
-
-/** @param {Uint8Array} bytes */
-function base64url(bytes) {
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-/** @param {string} text */
-function unbase64url(text) {
-  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
 }

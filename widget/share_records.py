@@ -53,15 +53,6 @@ def read_shares(data: dict[str, Any]) -> tuple[ShareRecord, ...]:
     return tuple(_record(item) for item in listed)
 
 
-def without_bad_shares(data: dict[str, Any]) -> dict[str, Any]:
-    """Stored shares that cannot be read are left out: the conversation is kept."""
-    try:
-        read_shares(data)
-    except SnapshotError:
-        return {key: value for key, value in data.items() if key != "shares"}
-    return data
-
-
 def shared_until(shares: tuple[ShareRecord, ...]) -> int:
     """When the last of them expires (0: none)."""
     return max((share.expires for share in shares), default=0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,7 +23,7 @@ from .messages import (
     is_valid_text,
     validate_messages,
 )
-from .share_records import ShareRecord, read_shares, without_bad_shares
+from .share_records import ShareRecord, read_shares
 from .ui_messages import without_bad_ui
 
 VERSION = 1
@@ -172,7 +173,10 @@ def read_snapshot(value: object) -> dict[str, Any] | None:
         data = parse_json(value) if isinstance(value, (str, bytes, bytearray)) else value
         if isinstance(data, dict) and isinstance(data.get("messages"), list):
             data = {**data, "messages": [_known_fields(m) for m in data["messages"]]}
-            data = without_bad_shares(_without_bad_allowed_tools(data))
+            # stored choices that cannot be read are dropped: tools ask again, links are
+            # not listed; the conversation is kept
+            for key, read in (("allowed_tools", _tool_names), ("shares", read_shares)):
+                data = _without_unreadable(data, key, read)
         snapshot = from_dict(data, max_size_bytes=DEFAULT_MAX_SIZE_BYTES)
     except (WidgetError, RecursionError, TypeError, ValueError):
         return None
@@ -190,12 +194,14 @@ def repair(messages: list[Message]) -> list[Message]:
     return messages
 
 
-def _without_bad_allowed_tools(data: dict[str, Any]) -> dict[str, Any]:
-    """Stored tools allowed that are not tool names: asked again, the conversation kept."""
+def _without_unreadable(
+    data: dict[str, Any], key: str, read: Callable[[dict[str, Any]], object]
+) -> dict[str, Any]:
+    """`data` without its `key` when `read` cannot read it."""
     try:
-        _tool_names(data)
+        read(data)
     except SnapshotError:
-        return {key: value for key, value in data.items() if key != "allowed_tools"}
+        return {name: value for name, value in data.items() if name != key}
     return data
 
 
